@@ -1,0 +1,41 @@
+/**
+ * The content-addressed chunk graph the store engine is built on.
+ * Contract between dag/ (implements it) and btree/, db/, sync/, persist/ (use it).
+ */
+import type { ReadonlyJSONValue } from '../../protocol/json';
+
+export type Hash = string;
+
+/** An immutable chunk: its data and the hashes of the chunks it refers to. */
+export interface Chunk<D extends ReadonlyJSONValue = ReadonlyJSONValue> {
+  readonly hash: Hash;
+  readonly data: D;
+  readonly refs: readonly Hash[];
+}
+
+export interface DagRead {
+  hasChunk(hash: Hash): Promise<boolean>;
+  getChunk(hash: Hash): Promise<Chunk | undefined>;
+  /** Like getChunk, but a missing chunk is a typed ChunkNotFoundError. */
+  mustGetChunk(hash: Hash): Promise<Chunk>;
+  getHead(name: string): Promise<Hash | undefined>;
+  release(): void;
+}
+
+export interface DagWrite extends DagRead {
+  /** Creates (does not store) a chunk with a fresh hash. */
+  createChunk<D extends ReadonlyJSONValue>(data: D, refs: readonly Hash[]): Chunk<D>;
+  putChunk(chunk: Chunk): Promise<void>;
+  setHead(name: string, hash: Hash): Promise<void>;
+  removeHead(name: string): Promise<void>;
+  /** Applies the writes atomically; ref counts are updated and unreferenced chunks deleted. */
+  commit(): Promise<void>;
+}
+
+export interface DagStore {
+  read(): Promise<DagRead>;
+  write(): Promise<DagWrite>;
+  withRead<R>(fn: (read: DagRead) => R | Promise<R>): Promise<R>;
+  withWrite<R>(fn: (write: DagWrite) => R | Promise<R>): Promise<R>;
+  close(): Promise<void>;
+}
