@@ -1,0 +1,13 @@
+import { Type } from '@sinclair/typebox';
+import { ERROR_KINDS, type ErrorKind } from './error-kind-list';
+
+export { ERROR_KINDS, CLIENT_ONLY_ERROR_KINDS } from './error-kind-list';
+export type { ErrorKind } from './error-kind-list';
+
+export const ErrorKind = Type.Unsafe<ErrorKind>({
+  $id: 'ErrorKind',
+  title: 'ErrorKind',
+  description: 'A protocol error kind (SPEC.md §8).',
+  type: 'string',
+  enum: [...ERROR_KINDS],
+});
