@@ -1,0 +1,171 @@
+// idb checks `instanceof IDBRequest`, so the fake's classes must be global too.
+import 'fake-indexeddb/auto';
+import { IDBFactory, forceCloseDatabase } from 'fake-indexeddb';
+import { describe, expect, it, vi } from 'vitest';
+import { StoreClosedError } from './errors';
+import { IDBStore, openStore } from './idb-store';
+import { MemoryStore } from './memory-store';
+import type { KvLogger } from './types';
+
+/** A fake IndexedDB that also hands the test every native connection it opens. */
+function capturingFactory(): { factory: IDBFactory; connections: IDBDatabase[] } {
+  const factory = new IDBFactory();
+  const connections: IDBDatabase[] = [];
+  const open = factory.open.bind(factory);
+  factory.open = (name: string, version?: number) => {
+    const request = open(name, version);
+    request.addEventListener('success', () => connections.push(request.result));
+    return request;
+  };
+  return { factory, connections };
+}
+
+const silent: KvLogger = { warn: () => {} };
+
+describe('IDBStore on fake-indexeddb', () => {
+  it('writes, closes, reopens and reads back', async () => {
+    const factory = new IDBFactory();
+    const store = await openStore('db1', { idbFactory: factory, logger: silent });
+    expect(store).toBeInstanceOf(IDBStore);
+    const w = await store.write();
+    await w.put('a', { n: 1 });
+    await w.put('b', [1, 'two']);
+    await w.put('c', true);
+    expect(await w.get('a')).toEqual({ n: 1 });
+    await w.del('c');
+    expect(await w.has('c')).toBe(false);
+    await w.commit();
+    await store.close();
+    expect(store.closed).toBe(true);
+
+    const again = await openStore('db1', { idbFactory: factory, logger: silent });
+    const r = await again.read();
+    expect(await r.get('a')).toEqual({ n: 1 });
+    expect(await r.get('b')).toEqual([1, 'two']);
+    expect(await r.has('c')).toBe(false);
+    expect(await r.get('missing')).toBeUndefined();
+    r.release();
+    await again.close();
+  });
+
+  it('keeps working after its transaction auto-committed (reads across a timer)', async () => {
+    const factory = new IDBFactory();
+    const store = await openStore('db2', { idbFactory: factory, logger: silent });
+    const w = await store.write();
+    await w.put('x', 1);
+    await w.commit();
+    const r = await store.read();
+    expect(await r.get('x')).toBe(1);
+    await new Promise((resolve) => setImmediate(resolve));
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(await r.get('x')).toBe(1);
+    r.release();
+    const w2 = await store.write();
+    expect(await w2.get('x')).toBe(1);
+    await new Promise((resolve) => setImmediate(resolve));
+    await new Promise((resolve) => setImmediate(resolve));
+    await w2.put('y', 2);
+    await w2.commit();
+    const r2 = await store.read();
+    expect(await r2.get('y')).toBe(2);
+    r2.release();
+    await store.close();
+  });
+
+  it('serialises writes of one store', async () => {
+    const store = await openStore('db3', { idbFactory: new IDBFactory(), logger: silent });
+    const order: string[] = [];
+    const first = await store.write();
+    const second = store.write().then(async (w) => {
+      order.push('second');
+      await w.commit();
+    });
+    await first.put('k', 1);
+    order.push('first');
+    await first.commit();
+    await second;
+    expect(order).toEqual(['first', 'second']);
+    await store.close();
+  });
+
+  it('deletion of the database by another connection is a StoreClosedError', async () => {
+    const factory = new IDBFactory();
+    const store = await openStore('db4', { idbFactory: factory, logger: silent });
+    const r = await store.read();
+    await new Promise<void>((resolve, reject) => {
+      const req = factory.deleteDatabase('db4');
+      req.onsuccess = () => resolve();
+      req.onerror = () => reject(req.error);
+    });
+    expect(store.closed).toBe(true);
+    await expect(store.read()).rejects.toBeInstanceOf(StoreClosedError);
+    await expect(store.write()).rejects.toThrow(/deleted or upgraded/);
+    await expect(Promise.resolve().then(() => r.get('a'))).rejects.toBeInstanceOf(StoreClosedError);
+  });
+
+  it('a connection the browser terminates is a StoreClosedError', async () => {
+    const { factory, connections } = capturingFactory();
+    const store = await openStore('db5', { idbFactory: factory, logger: silent });
+    forceCloseDatabase(connections[0] as never); // its typing wants the class, it takes an instance
+    expect(store.closed).toBe(true);
+    await expect(store.read()).rejects.toBeInstanceOf(StoreClosedError);
+  });
+
+  it("a connection closing without an event (Safari's InvalidStateError) is a StoreClosedError", async () => {
+    const { factory, connections } = capturingFactory();
+    const store = await openStore('db6', { idbFactory: factory, logger: silent });
+    connections[0]!.close();
+    const r = await store.read();
+    await expect(Promise.resolve().then(() => r.get('a'))).rejects.toBeInstanceOf(StoreClosedError);
+    expect(store.closed).toBe(true);
+  });
+
+  it('falls back to a MemoryStore with a warning when IndexedDB cannot be opened', async () => {
+    const broken = new IDBFactory();
+    broken.open = () => {
+      throw new DOMException('The user denied permission', 'SecurityError');
+    };
+    const logger = { warn: vi.fn() };
+    const store = await openStore('db7', { idbFactory: broken, logger });
+    expect(store).toBeInstanceOf(MemoryStore);
+    expect(logger.warn).toHaveBeenCalledOnce();
+    expect(String(logger.warn.mock.calls[0]![0])).toMatch(/falling back/);
+    const w = await store.write();
+    await w.put('k', 1);
+    await w.commit();
+    await store.close();
+    MemoryStore.drop('db7');
+  });
+
+  it('falls back when the open request fails asynchronously', async () => {
+    const failing = new IDBFactory();
+    const open = failing.open.bind(failing);
+    await new Promise<void>((resolve) => {
+      const req = open('db8', 5);
+      req.onsuccess = () => {
+        req.result.close();
+        resolve();
+      };
+    });
+    // Opening an older version than the one on disk fails with VersionError.
+    failing.open = (name: string) => open(name, 1);
+    const logger = { warn: vi.fn() };
+    const store = await openStore('db8', { idbFactory: failing, logger });
+    expect(store).toBeInstanceOf(MemoryStore);
+    expect(logger.warn).toHaveBeenCalledOnce();
+    MemoryStore.drop('db8');
+  });
+
+  it('falls back when there is no IndexedDB at all', async () => {
+    vi.stubGlobal('indexedDB', undefined);
+    try {
+      const logger = { warn: vi.fn() };
+      const store = await openStore('db9', { logger });
+      expect(store).toBeInstanceOf(MemoryStore);
+      expect(logger.warn).toHaveBeenCalledOnce();
+      MemoryStore.drop('db9');
+    } finally {
+      vi.unstubAllGlobals();
+    }
+  });
+});

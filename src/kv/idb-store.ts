@@ -1,0 +1,292 @@
+/**
+ * A KvStore over one IndexedDB object store, through `idb`.
+ *
+ * Writes are buffered and applied in one readwrite transaction at commit
+ * (durability 'relaxed'). Reads inside a write go through that same readwrite
+ * transaction while IndexedDB keeps it alive, so a read-modify-write is atomic
+ * across tabs as long as the caller awaits only store calls in between; if the
+ * transaction has auto-committed meanwhile a fresh one takes over.
+ *
+ * A database closed or deleted under us (another tab's versionchange, the
+ * browser terminating the connection, Safari's "connection is closing") turns
+ * every later call into a StoreClosedError.
+ */
+import { unwrap, wrap } from 'idb';
+import type { ReadonlyJSONValue } from '../../protocol/json';
+import { StoreClosedError, TransactionClosedError, assertStoreName } from './errors';
+import { MemoryStore } from './memory-store';
+import { RWLock, type Unlock } from './rw-lock';
+import type { KvLogger, KvRead, KvStore, KvWrite } from './types';
+
+const DB_VERSION = 1;
+const OBJECT_STORE = 'kv';
+
+type TxMode = 'readonly' | 'readwrite';
+
+export class IDBStore implements KvStore {
+  readonly name: string;
+  /** The native connection; `idb` only turns its requests into promises. */
+  readonly #db: IDBDatabase;
+  readonly #writeLock = new RWLock();
+  #closed = false;
+  #closedReason: string | undefined;
+
+  private constructor(name: string, db: IDBDatabase) {
+    this.name = name;
+    this.#db = db;
+    db.addEventListener('versionchange', () => this.#closeUnder('database was deleted or upgraded by another connection'));
+    db.addEventListener('close', () => this.#closeUnder('database connection was closed by the browser'));
+  }
+
+  static async open(name: string, factory: IDBFactory): Promise<IDBStore> {
+    assertStoreName(name);
+    const request = factory.open(name, DB_VERSION);
+    request.onupgradeneeded = () => {
+      const db = request.result;
+      if (!db.objectStoreNames.contains(OBJECT_STORE)) db.createObjectStore(OBJECT_STORE);
+    };
+    const db = await wrap(request);
+    if (db === undefined) throw new Error(`IndexedDB did not open "${name}"`);
+    return new IDBStore(name, unwrap(db));
+  }
+
+  get closed(): boolean {
+    return this.#closed;
+  }
+
+  async read(): Promise<KvRead> {
+    this.#assertOpen();
+    return new IDBRead(this, 'readonly', undefined);
+  }
+
+  async write(): Promise<KvWrite> {
+    this.#assertOpen();
+    const unlock = await this.#writeLock.write();
+    try {
+      this.#assertOpen();
+    } catch (e) {
+      unlock();
+      throw e;
+    }
+    return new IDBWrite(this, unlock);
+  }
+
+  async close(): Promise<void> {
+    if (!this.#closed) {
+      this.#closed = true;
+      this.#db.close();
+    }
+  }
+
+  /** @internal */
+  transaction(mode: TxMode): IDBTransaction {
+    this.#assertOpen();
+    try {
+      return mode === 'readwrite'
+        ? this.#db.transaction(OBJECT_STORE, mode, { durability: 'relaxed' })
+        : this.#db.transaction(OBJECT_STORE, mode);
+    } catch (e) {
+      throw this.mapError(e, true);
+    }
+  }
+
+  /** @internal Turns a failure into StoreClosedError when the connection is gone. */
+  mapError(e: unknown, fromOpenTransaction = false): unknown {
+    if (e instanceof StoreClosedError) return e;
+    if (this.#closed) return new StoreClosedError(this.#message(), { cause: e });
+    if (fromOpenTransaction && isDomError(e, 'InvalidStateError')) {
+      this.#closeUnder('database connection is closing');
+      return new StoreClosedError(this.#message(), { cause: e });
+    }
+    return e;
+  }
+
+  #assertOpen(): void {
+    if (this.#closed) throw new StoreClosedError(this.#message());
+  }
+
+  #message(): string {
+    return this.#closedReason === undefined ? 'Store is closed' : `Store is closed: ${this.#closedReason}`;
+  }
+
+  #closeUnder(reason: string): void {
+    if (this.#closed) return;
+    this.#closedReason = reason;
+    this.#closed = true;
+    this.#db.close();
+  }
+}
+
+function isDomError(e: unknown, name: string): boolean {
+  return typeof e === 'object' && e !== null && (e as { name?: unknown }).name === name;
+}
+
+/** A transaction that auto-committed or finished while we still use it. */
+function isStaleTransaction(e: unknown): boolean {
+  return isDomError(e, 'TransactionInactiveError') || isDomError(e, 'InvalidStateError');
+}
+
+/** Reads resolve with plain structured-cloned values, so a bare promise is enough (and cheaper than a proxy). */
+function requestPromise<T>(request: IDBRequest<T>): Promise<T> {
+  return new Promise((resolve, reject) => {
+    request.onsuccess = () => resolve(request.result);
+    request.onerror = () => reject(request.error);
+  });
+}
+
+class IDBRead implements KvRead {
+  protected readonly store: IDBStore;
+  readonly #mode: TxMode;
+  #tx: IDBTransaction | undefined;
+  #released = false;
+
+  constructor(store: IDBStore, mode: TxMode, tx: IDBTransaction | undefined) {
+    this.store = store;
+    this.#mode = mode;
+    this.#tx = tx;
+  }
+
+  async has(key: string): Promise<boolean> {
+    this.assertOpen();
+    return this.request((os) => os.getKey(key)).then((k) => k !== undefined);
+  }
+
+  async get(key: string): Promise<ReadonlyJSONValue | undefined> {
+    this.assertOpen();
+    return this.request((os) => os.get(key) as IDBRequest<ReadonlyJSONValue | undefined>);
+  }
+
+  release(): void {
+    this.#released = true;
+    this.#tx = undefined;
+  }
+
+  protected assertOpen(): void {
+    if (this.#released) throw new TransactionClosedError();
+  }
+
+  /** The live transaction, or a fresh one when IndexedDB has already committed ours. */
+  protected withObjectStore<T>(fn: (os: IDBObjectStore, tx: IDBTransaction) => T): T {
+    let tx = this.#tx;
+    if (tx !== undefined) {
+      try {
+        return fn(tx.objectStore(OBJECT_STORE), tx);
+      } catch (e) {
+        if (!isStaleTransaction(e)) throw this.store.mapError(e);
+      }
+    }
+    tx = this.store.transaction(this.#mode);
+    this.#tx = tx;
+    try {
+      return fn(tx.objectStore(OBJECT_STORE), tx);
+    } catch (e) {
+      throw this.store.mapError(e);
+    }
+  }
+
+  protected async request<T>(make: (os: IDBObjectStore) => IDBRequest<T>): Promise<T> {
+    const request = this.withObjectStore((os) => make(os));
+    try {
+      return await requestPromise(request);
+    } catch (e) {
+      throw this.store.mapError(e);
+    }
+  }
+}
+
+const DELETED = Symbol('deleted');
+
+class IDBWrite extends IDBRead implements KvWrite {
+  readonly #pending = new Map<string, ReadonlyJSONValue | typeof DELETED>();
+  #unlock: Unlock | undefined;
+
+  constructor(store: IDBStore, unlock: Unlock) {
+    super(store, 'readwrite', undefined);
+    this.#unlock = unlock;
+  }
+
+  override async has(key: string): Promise<boolean> {
+    this.assertOpen();
+    const v = this.#pending.get(key);
+    if (v !== undefined) return v !== DELETED;
+    return super.has(key);
+  }
+
+  override async get(key: string): Promise<ReadonlyJSONValue | undefined> {
+    this.assertOpen();
+    const v = this.#pending.get(key);
+    if (v !== undefined) return v === DELETED ? undefined : v;
+    return super.get(key);
+  }
+
+  async put(key: string, value: ReadonlyJSONValue): Promise<void> {
+    this.assertOpen();
+    this.#pending.set(key, value);
+  }
+
+  async del(key: string): Promise<void> {
+    this.assertOpen();
+    this.#pending.set(key, DELETED);
+  }
+
+  async commit(): Promise<void> {
+    this.assertOpen();
+    try {
+      if (this.#pending.size === 0) return;
+      const pending = this.#pending;
+      const tx = this.withObjectStore((os, tx) => {
+        for (const [key, value] of pending) {
+          if (value === DELETED) os.delete(key);
+          else os.put(value, key);
+        }
+        return tx;
+      });
+      await transactionDone(tx).catch((e: unknown) => {
+        throw this.store.mapError(e);
+      });
+    } finally {
+      this.release();
+    }
+  }
+
+  override release(): void {
+    super.release();
+    this.#pending.clear();
+    const unlock = this.#unlock;
+    this.#unlock = undefined;
+    unlock?.();
+  }
+}
+
+function transactionDone(tx: IDBTransaction): Promise<void> {
+  return new Promise((resolve, reject) => {
+    tx.addEventListener('complete', () => resolve());
+    tx.addEventListener('error', () => reject(tx.error ?? new DOMException('Transaction failed', 'AbortError')));
+    tx.addEventListener('abort', () => reject(tx.error ?? new DOMException('Transaction aborted', 'AbortError')));
+  });
+}
+
+export interface OpenStoreOptions {
+  /** Told when IndexedDB cannot be opened and the store falls back to memory. @default console */
+  logger?: KvLogger;
+  /** The IndexedDB to open. @default globalThis.indexedDB */
+  idbFactory?: IDBFactory;
+}
+
+/**
+ * Opens the store `name` in IndexedDB. When IndexedDB is missing or refuses to
+ * open (private mode, disabled storage, a broken profile), the app keeps
+ * working on a MemoryStore and the logger says so.
+ */
+export async function openStore(name: string, options: OpenStoreOptions = {}): Promise<KvStore> {
+  assertStoreName(name);
+  const logger = options.logger ?? console;
+  const factory = options.idbFactory ?? (globalThis as { indexedDB?: IDBFactory }).indexedDB;
+  try {
+    if (factory === undefined) throw new Error('IndexedDB is not available');
+    return await IDBStore.open(name, factory);
+  } catch (e) {
+    logger.warn(`Could not open IndexedDB database "${name}"; falling back to an in-memory store (data will not survive a reload).`, e);
+    return new MemoryStore(name);
+  }
+}

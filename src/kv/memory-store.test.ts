@@ -1,0 +1,95 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { InvalidStoreNameError, StoreClosedError, TransactionClosedError } from './errors';
+import { MemoryStore } from './memory-store';
+
+const NAME = 'memory-store-test';
+
+afterEach(() => MemoryStore.drop(NAME));
+
+describe('MemoryStore', () => {
+  it('commits puts and dels atomically; a write sees its own changes', async () => {
+    const store = new MemoryStore(NAME);
+    const w = await store.write();
+    await w.put('a', 1);
+    await w.put('b', { x: [1, 2] });
+    expect(await w.get('a')).toBe(1);
+    expect(await w.has('b')).toBe(true);
+    await w.del('a');
+    expect(await w.has('a')).toBe(false);
+    await w.commit();
+
+    const r = await store.read();
+    expect(await r.get('a')).toBeUndefined();
+    expect(await r.get('b')).toEqual({ x: [1, 2] });
+    r.release();
+  });
+
+  it('a released write leaves nothing behind', async () => {
+    const store = new MemoryStore(NAME);
+    const w = await store.write();
+    await w.put('a', 1);
+    w.release();
+    const r = await store.read();
+    expect(await r.has('a')).toBe(false);
+    r.release();
+  });
+
+  it('two instances with the same name share data, other names do not', async () => {
+    const a = new MemoryStore(NAME);
+    const b = new MemoryStore(NAME);
+    const other = new MemoryStore(`${NAME}-other`);
+    const w = await a.write();
+    await w.put('k', 'v');
+    await w.commit();
+    const r = await b.read();
+    expect(await r.get('k')).toBe('v');
+    r.release();
+    const r2 = await other.read();
+    expect(await r2.has('k')).toBe(false);
+    r2.release();
+    MemoryStore.drop(`${NAME}-other`);
+  });
+
+  it('drop forgets the data', async () => {
+    const w = await new MemoryStore(NAME).write();
+    await w.put('k', 'v');
+    await w.commit();
+    MemoryStore.drop(NAME);
+    const r = await new MemoryStore(NAME).read();
+    expect(await r.has('k')).toBe(false);
+    r.release();
+  });
+
+  it('a writer waits for readers, readers wait for the writer', async () => {
+    const store = new MemoryStore(NAME);
+    const r = await store.read();
+    let wrote = false;
+    const writing = store.write().then(async (w) => {
+      await w.put('k', 1);
+      await w.commit();
+      wrote = true;
+    });
+    await Promise.resolve();
+    await Promise.resolve();
+    expect(wrote).toBe(false);
+    expect(await r.has('k')).toBe(false);
+    r.release();
+    await writing;
+    expect(wrote).toBe(true);
+  });
+
+  it('rejects use after release and after close, and an empty name', async () => {
+    const store = new MemoryStore(NAME);
+    const r = await store.read();
+    r.release();
+    await expect(r.get("a")).rejects.toBeInstanceOf(TransactionClosedError);
+    const w = await store.write();
+    await w.commit();
+    await expect(w.put("a", 1)).rejects.toBeInstanceOf(TransactionClosedError);
+    await store.close();
+    expect(store.closed).toBe(true);
+    await expect(store.read()).rejects.toBeInstanceOf(StoreClosedError);
+    expect(() => new MemoryStore('')).toThrow(InvalidStoreNameError);
+    expect(() => new MemoryStore('')).toThrow('name is required and must be non-empty');
+  });
+});

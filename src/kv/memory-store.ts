@@ -1,0 +1,135 @@
+/**
+ * A KvStore in memory. Instances created with the same name in one JS realm
+ * share their data and their lock, as two tabs share one IndexedDB database.
+ */
+import type { ReadonlyJSONValue } from '../../protocol/json';
+import { StoreClosedError, TransactionClosedError, assertStoreName } from './errors';
+import { RWLock, type Unlock } from './rw-lock';
+import type { KvRead, KvStore, KvWrite } from './types';
+
+interface SharedData {
+  readonly map: Map<string, ReadonlyJSONValue>;
+  readonly lock: RWLock;
+}
+
+const registry = new Map<string, SharedData>();
+
+function shared(name: string): SharedData {
+  let data = registry.get(name);
+  if (data === undefined) {
+    data = { map: new Map(), lock: new RWLock() };
+    registry.set(name, data);
+  }
+  return data;
+}
+
+export class MemoryStore implements KvStore {
+  readonly name: string;
+  readonly #data: SharedData;
+  #closed = false;
+
+  constructor(name: string) {
+    assertStoreName(name);
+    this.name = name;
+    this.#data = shared(name);
+  }
+
+  /** Forgets the data of every store of this name (for tests). */
+  static drop(name: string): void {
+    registry.delete(name);
+  }
+
+  get closed(): boolean {
+    return this.#closed;
+  }
+
+  async read(): Promise<KvRead> {
+    this.#assertOpen();
+    const unlock = await this.#data.lock.read();
+    return new MemoryRead(this.#data.map, unlock);
+  }
+
+  async write(): Promise<KvWrite> {
+    this.#assertOpen();
+    const unlock = await this.#data.lock.write();
+    return new MemoryWrite(this.#data.map, unlock);
+  }
+
+  async close(): Promise<void> {
+    this.#closed = true;
+  }
+
+  #assertOpen(): void {
+    if (this.#closed) throw new StoreClosedError();
+  }
+}
+
+class MemoryRead implements KvRead {
+  protected readonly map: Map<string, ReadonlyJSONValue>;
+  #unlock: Unlock | undefined;
+
+  constructor(map: Map<string, ReadonlyJSONValue>, unlock: Unlock) {
+    this.map = map;
+    this.#unlock = unlock;
+  }
+
+  async has(key: string): Promise<boolean> {
+    this.assertOpen();
+    return this.map.has(key);
+  }
+
+  async get(key: string): Promise<ReadonlyJSONValue | undefined> {
+    this.assertOpen();
+    return this.map.get(key);
+  }
+
+  release(): void {
+    const unlock = this.#unlock;
+    this.#unlock = undefined;
+    unlock?.();
+  }
+
+  protected assertOpen(): void {
+    if (this.#unlock === undefined) throw new TransactionClosedError();
+  }
+}
+
+const DELETED = Symbol('deleted');
+
+class MemoryWrite extends MemoryRead implements KvWrite {
+  readonly #pending = new Map<string, ReadonlyJSONValue | typeof DELETED>();
+
+  override async has(key: string): Promise<boolean> {
+    this.assertOpen();
+    const v = this.#pending.get(key);
+    if (v !== undefined) return v !== DELETED;
+    return this.map.has(key);
+  }
+
+  override async get(key: string): Promise<ReadonlyJSONValue | undefined> {
+    this.assertOpen();
+    const v = this.#pending.get(key);
+    if (v !== undefined) return v === DELETED ? undefined : v;
+    return this.map.get(key);
+  }
+
+  async put(key: string, value: ReadonlyJSONValue): Promise<void> {
+    this.assertOpen();
+    this.#pending.set(key, value);
+  }
+
+  async del(key: string): Promise<void> {
+    this.assertOpen();
+    this.#pending.set(key, DELETED);
+  }
+
+  async commit(): Promise<void> {
+    this.assertOpen();
+    for (const [key, value] of this.#pending) {
+      if (value === DELETED) this.map.delete(key);
+      else this.map.set(key, value);
+    }
+    this.#pending.clear();
+    this.release();
+  }
+}
