@@ -1,0 +1,112 @@
+import type { ReadonlyJSONValue } from '../../protocol/json';
+import type { Chunk, DagRead, DagWrite, Hash } from '../dag/types';
+import type { IndexDefinition } from './index-definition';
+
+/** The root of one index map of a commit. */
+export interface IndexRecord {
+  readonly name: string;
+  readonly definition: Required<IndexDefinition>;
+  readonly valueHash: Hash;
+}
+
+export type Cookie = ReadonlyJSONValue;
+
+/** A state received from the server. Snapshots do not point at older history. */
+export interface SnapshotCommitData {
+  readonly type: 'snapshot';
+  readonly basisHash: null;
+  readonly cookie: Cookie;
+  /** Last mutation id the server processed, per client of this client group. */
+  readonly lastMutationIDs: Readonly<Record<string, number>>;
+  readonly valueHash: Hash;
+  readonly indexes: readonly IndexRecord[];
+}
+
+/** One mutation applied locally on top of its basis. */
+export interface LocalCommitData {
+  readonly type: 'local';
+  readonly basisHash: Hash;
+  readonly mutationID: number;
+  readonly mutatorName: string;
+  readonly mutatorArgs: ReadonlyJSONValue;
+  readonly timestamp: number;
+  readonly clientID: string;
+  /** The commit this one was rebased from (not kept alive by this reference). */
+  readonly originalHash: Hash | null;
+  readonly valueHash: Hash;
+  readonly indexes: readonly IndexRecord[];
+}
+
+export type CommitData = SnapshotCommitData | LocalCommitData;
+
+export interface Commit<D extends CommitData = CommitData> {
+  readonly hash: Hash;
+  readonly data: D;
+}
+
+export const MAIN_HEAD = 'main';
+export const SYNC_HEAD = 'sync';
+
+export class InvalidCommitError extends Error {
+  readonly kind = 'InvalidCommit';
+  override readonly name = 'InvalidCommitError';
+  constructor(readonly hash: Hash) {
+    super(`Chunk ${hash} is not a commit`);
+  }
+}
+
+function commitRefs(data: CommitData): Hash[] {
+  const refs: Hash[] = [];
+  if (data.basisHash !== null) refs.push(data.basisHash);
+  refs.push(data.valueHash);
+  for (const ix of data.indexes) refs.push(ix.valueHash);
+  return refs;
+}
+
+export function newCommitChunk(dag: DagWrite, data: CommitData): Chunk {
+  return dag.createChunk(data as unknown as ReadonlyJSONValue, commitRefs(data));
+}
+
+function asCommit(chunk: Chunk): Commit {
+  const data = chunk.data as unknown as CommitData;
+  if (typeof data !== 'object' || data === null || (data.type !== 'snapshot' && data.type !== 'local')) {
+    throw new InvalidCommitError(chunk.hash);
+  }
+  return { hash: chunk.hash, data };
+}
+
+export async function readCommit(dag: DagRead, hash: Hash): Promise<Commit> {
+  return asCommit(await dag.mustGetChunk(hash));
+}
+
+export async function readHeadCommit(dag: DagRead, head: string): Promise<Commit | undefined> {
+  const hash = await dag.getHead(head);
+  return hash === undefined ? undefined : readCommit(dag, hash);
+}
+
+export function isLocal(c: Commit): c is Commit<LocalCommitData> {
+  return c.data.type === 'local';
+}
+
+/**
+ * Walks from `head` to its snapshot. Returns the snapshot and the local
+ * commits on top of it, oldest first.
+ */
+export async function readChain(
+  dag: DagRead,
+  head: Commit,
+): Promise<{ snapshot: Commit<SnapshotCommitData>; locals: Commit<LocalCommitData>[] }> {
+  const locals: Commit<LocalCommitData>[] = [];
+  let c = head;
+  while (isLocal(c)) {
+    locals.push(c);
+    c = await readCommit(dag, c.data.basisHash);
+  }
+  locals.reverse();
+  return { snapshot: c as Commit<SnapshotCommitData>, locals };
+}
+
+export function indexRoot(data: CommitData, name: string): Hash | undefined {
+  for (const ix of data.indexes) if (ix.name === name) return ix.valueHash;
+  return undefined;
+}

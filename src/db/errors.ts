@@ -1,0 +1,61 @@
+/** Typed errors of the local store. Switch on `kind`. */
+
+export class TransactionClosedError extends Error {
+  readonly kind = 'TransactionClosed';
+  override readonly name = 'TransactionClosedError';
+  constructor() {
+    super('Transaction is closed');
+  }
+}
+
+export class InvalidJSONValueError extends Error {
+  readonly kind = 'InvalidJSONValue';
+  override readonly name = 'InvalidJSONValueError';
+  constructor(
+    readonly key: string,
+    readonly path: string,
+    what: string,
+  ) {
+    super(`Value for key ${JSON.stringify(key)} is not JSON: ${what} at ${path || '(root)'}`);
+  }
+}
+
+export class IndexKeyNullByteError extends Error {
+  readonly kind = 'IndexKeyNullByte';
+  override readonly name = 'IndexKeyNullByteError';
+  constructor(
+    readonly indexName: string,
+    readonly primaryKey: string,
+  ) {
+    super('Secondary index keys cannot contain a null byte');
+  }
+}
+
+export class UnknownIndexError extends Error {
+  readonly kind = 'UnknownIndex';
+  override readonly name = 'UnknownIndexError';
+  constructor(readonly indexName: string) {
+    super(`Unknown index name: ${indexName}`);
+  }
+}
+
+export class UnknownMutatorError extends Error {
+  readonly kind = 'UnknownMutator';
+  override readonly name = 'UnknownMutatorError';
+  constructor(readonly mutatorName: string) {
+    super(`Unknown mutator: ${mutatorName}`);
+  }
+}
+
+export class StoreClosedError extends Error {
+  readonly kind = 'StoreClosed';
+  override readonly name = 'StoreClosedError';
+  constructor() {
+    super('Store is closed');
+  }
+}
+
+export class InvalidStoreOptionsError extends Error {
+  readonly kind = 'InvalidStoreOptions';
+  override readonly name = 'InvalidStoreOptionsError';
+}

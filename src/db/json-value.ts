@@ -1,0 +1,87 @@
+import type { ReadonlyJSONValue } from '../../protocol/json';
+import { InvalidJSONValueError } from './errors';
+
+/**
+ * Copies `value` while checking that it is JSON, and deep-freezes the copy, in
+ * one pass. The app keeps its object; the store keeps a frozen copy it can
+ * hand out on reads without copying again.
+ */
+export function cloneFrozenJSON(key: string, value: unknown): ReadonlyJSONValue {
+  return cloneValue(key, value, '', []);
+}
+
+function cloneValue(key: string, value: unknown, path: string, ancestors: object[]): ReadonlyJSONValue {
+  switch (typeof value) {
+    case 'string':
+    case 'boolean':
+      return value;
+    case 'number':
+      if (!Number.isFinite(value)) throw new InvalidJSONValueError(key, path, String(value));
+      return value;
+    case 'object': {
+      if (value === null) return null;
+      if (ancestors.includes(value)) throw new InvalidJSONValueError(key, path, 'a cycle');
+      ancestors.push(value);
+      let out: ReadonlyJSONValue;
+      if (Array.isArray(value)) {
+        const arr: ReadonlyJSONValue[] = new Array(value.length);
+        for (let i = 0; i < value.length; i++) arr[i] = cloneValue(key, value[i], `${path}/${i}`, ancestors);
+        out = Object.freeze(arr);
+      } else {
+        const proto = Object.getPrototypeOf(value);
+        if (proto !== Object.prototype && proto !== null) {
+          const ctor = (value as { constructor?: { name?: string } }).constructor?.name ?? 'object';
+          throw new InvalidJSONValueError(key, path, `an instance of ${ctor}`);
+        }
+        const obj: Record<string, ReadonlyJSONValue> = {};
+        for (const k in value) {
+          if (!Object.prototype.hasOwnProperty.call(value, k)) continue;
+          obj[k] = cloneValue(key, (value as Record<string, unknown>)[k], `${path}/${k}`, ancestors);
+        }
+        out = Object.freeze(obj);
+      }
+      ancestors.pop();
+      return out;
+    }
+    default:
+      throw new InvalidJSONValueError(key, path, typeof value);
+  }
+}
+
+/**
+ * Freezes a value that is known to be JSON (e.g. fresh from JSON.parse or read
+ * back from storage) in place. Stops at already-frozen objects.
+ */
+export function deepFreezeJSON<V extends ReadonlyJSONValue>(value: V): V {
+  if (typeof value !== 'object' || value === null || Object.isFrozen(value)) return value;
+  Object.freeze(value);
+  if (Array.isArray(value)) {
+    for (const v of value) deepFreezeJSON(v as ReadonlyJSONValue);
+  } else {
+    for (const k in value) deepFreezeJSON((value as Record<string, ReadonlyJSONValue>)[k]!);
+  }
+  return value;
+}
+
+export function deepEqualJSON(a: ReadonlyJSONValue | undefined, b: ReadonlyJSONValue | undefined): boolean {
+  if (a === b) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+  const aArr = Array.isArray(a);
+  if (aArr !== Array.isArray(b)) return false;
+  if (aArr) {
+    const bb = b as readonly ReadonlyJSONValue[];
+    const aa = a as readonly ReadonlyJSONValue[];
+    if (aa.length !== bb.length) return false;
+    for (let i = 0; i < aa.length; i++) if (!deepEqualJSON(aa[i], bb[i])) return false;
+    return true;
+  }
+  const ao = a as Record<string, ReadonlyJSONValue>;
+  const bo = b as Record<string, ReadonlyJSONValue>;
+  let n = 0;
+  for (const k in ao) {
+    if (!Object.prototype.hasOwnProperty.call(bo, k) || !deepEqualJSON(ao[k], bo[k])) return false;
+    n++;
+  }
+  for (const _ in bo) n--;
+  return n === 0;
+}

@@ -1,0 +1,32 @@
+import type { BTreeReader, BTreeWriter } from '../btree/types';
+import type { Hash } from '../dag/types';
+import { UnknownIndexError } from './errors';
+
+/** Lazily opened trees of one commit: the primary map and its index maps. */
+export class MapReaders<R extends BTreeReader = BTreeReader> {
+  private readonly opened = new Map<string, R>();
+
+  constructor(
+    readonly primary: R,
+    private readonly indexRoots: ReadonlyMap<string, Hash>,
+    private readonly open: (root: Hash) => R,
+  ) {}
+
+  index(name: string): R {
+    let r = this.opened.get(name);
+    if (r === undefined) {
+      const root = this.indexRoots.get(name);
+      if (root === undefined) throw new UnknownIndexError(name);
+      r = this.open(root);
+      this.opened.set(name, r);
+    }
+    return r;
+  }
+
+  /** The index trees opened so far, by name. */
+  openedIndexes(): ReadonlyMap<string, R> {
+    return this.opened;
+  }
+}
+
+export type MapWriters = MapReaders<BTreeWriter>;

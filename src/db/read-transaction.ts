@@ -1,0 +1,82 @@
+import type { ReadonlyJSONValue } from '../../protocol/json';
+import type { BTreeReader } from '../btree/types';
+import { TransactionClosedError } from './errors';
+import { decodeIndexKey } from './index-key';
+import type { MapReaders } from './map-access';
+import type { ReadRecord } from './read-record';
+import { normalizeScan, type KeyCompare } from './scan-options';
+import { ScanIterator, ScanResultImpl } from './scan-result';
+import type {
+  IndexKey,
+  ReadTransaction,
+  ScanIndexOptions,
+  ScanNoIndexOptions,
+  ScanOptions,
+  ScanResult,
+  TransactionReason,
+} from './transaction-types';
+
+const identity = (k: string) => k;
+
+export class ReadTransactionImpl<R extends BTreeReader = BTreeReader> implements ReadTransaction {
+  private closed = false;
+  protected readonly checkOpen = () => {
+    if (this.closed) throw new TransactionClosedError();
+  };
+
+  constructor(
+    readonly clientID: string,
+    readonly reason: TransactionReason,
+    protected readonly maps: MapReaders<R>,
+    protected readonly compare: KeyCompare,
+    /** Set when the reads must be recorded (subscriptions). */
+    readonly record?: ReadRecord,
+  ) {}
+
+  close(): void {
+    this.closed = true;
+  }
+
+  get isClosed(): boolean {
+    return this.closed;
+  }
+
+  async get(key: string): Promise<ReadonlyJSONValue | undefined> {
+    this.checkOpen();
+    this.record?.keys.add(key);
+    return this.maps.primary.get(key);
+  }
+
+  async has(key: string): Promise<boolean> {
+    this.checkOpen();
+    this.record?.keys.add(key);
+    return this.maps.primary.has(key);
+  }
+
+  async isEmpty(): Promise<boolean> {
+    this.checkOpen();
+    const rec = this.record?.addScan(undefined, '', '');
+    const it = this.maps.primary.scan();
+    const r = await it.next();
+    await it.return?.();
+    if (rec) {
+      if (r.done) rec.exhausted = true;
+      else rec.lastKey = r.value[0];
+    }
+    return r.done === true;
+  }
+
+  scan(options?: ScanNoIndexOptions): ScanResult<string>;
+  scan(options: ScanIndexOptions): ScanResult<IndexKey>;
+  scan(options?: ScanOptions): ScanResult<string> | ScanResult<IndexKey> {
+    this.checkOpen();
+    const scan = normalizeScan(options, this.compare);
+    const tree = scan.indexName === undefined ? this.maps.primary : this.maps.index(scan.indexName);
+    const source = (from: string) => tree.scan(from);
+    const open = () =>
+      new ScanIterator(scan, source, this.checkOpen, this.record?.addScan(scan.indexName, scan.prefix, scan.fromKey));
+    return scan.indexName === undefined
+      ? new ScanResultImpl<string>(open, identity)
+      : new ScanResultImpl<IndexKey>(open, decodeIndexKey);
+  }
+}

@@ -1,0 +1,234 @@
+import type { DiffOp } from '../btree/types';
+import { deepEqualJSON } from './json-value';
+import type { StoreLogger } from './logger';
+import { RangeIndex, type KeyRange } from './range-index';
+import { ReadRecord, scanUpperKey } from './read-record';
+import type { KeyCompare } from './scan-options';
+import type { ReadTransaction } from './transaction-types';
+import type { ReadonlyJSONValue } from '../../protocol/json';
+
+export interface SubscribeOptions<R> {
+  onData: (result: R) => void;
+  onError?: (error: unknown) => void;
+  onDone?: () => void;
+  /** @default deep equality of JSON-like values */
+  isEqual?: (a: R, b: R) => boolean;
+}
+
+/** What one commit changed, as the subscriptions need it. */
+export interface StoreChange {
+  /** Changes of the primary map, in key order. */
+  readonly diff: readonly DiffOp[];
+  /** Changes of an index map (encoded keys), in key order. */
+  indexDiff(name: string): readonly DiffOp[];
+}
+
+/** Runs a body in a read transaction on the current head, recording what it reads. */
+export type QueryRunner = <R>(body: (tx: ReadTransaction) => Promise<R> | R, record: ReadRecord) => Promise<R>;
+
+interface Subscription {
+  readonly body: (tx: ReadTransaction) => Promise<unknown> | unknown;
+  readonly options: SubscribeOptions<unknown>;
+  active: boolean;
+  runs: number;
+  /** Runs started and not finished; a change during one makes it stale. */
+  running: number;
+  hasResult: boolean;
+  last: unknown;
+  /** Keys read with get/has. */
+  keys: ReadonlySet<string>;
+  /** Scanned ranges, by map (undefined: primary). */
+  ranges: readonly KeyRange<Subscription>[][] | undefined;
+  rangeMaps: readonly (string | undefined)[];
+}
+
+function defaultIsEqual(a: unknown, b: unknown): boolean {
+  return deepEqualJSON(a as ReadonlyJSONValue, b as ReadonlyJSONValue);
+}
+
+/**
+ * Keeps the subscriptions, what each one read last time, and re-runs only
+ * those whose reads a change can reach.
+ */
+export class Subscriptions {
+  private readonly subs = new Set<Subscription>();
+  /** Primary key -> subscriptions that read it with get/has. */
+  private readonly byKey = new Map<string, Set<Subscription>>();
+  /** Map name ('' + index name, or undefined) -> ranges, rebuilt lazily. */
+  private rangeIndexes: Map<string | undefined, RangeIndex<Subscription>> | undefined;
+  /** Subscriptions with a run in flight: a change during it may have come too late for it. */
+  private readonly running = new Set<Subscription>();
+
+  constructor(
+    private readonly runQuery: QueryRunner,
+    private readonly compare: KeyCompare,
+    private readonly logger: StoreLogger,
+  ) {}
+
+  get size(): number {
+    return this.subs.size;
+  }
+
+  subscribe<R>(body: (tx: ReadTransaction) => Promise<R> | R, options: SubscribeOptions<R>): () => void {
+    const sub: Subscription = {
+      body,
+      options: options as SubscribeOptions<unknown>,
+      active: true,
+      runs: 0,
+      running: 0,
+      hasResult: false,
+      last: undefined,
+      keys: new Set(),
+      ranges: undefined,
+      rangeMaps: [],
+    };
+    this.subs.add(sub);
+    void this.run(sub);
+    return () => this.remove(sub, true);
+  }
+
+  /** Marks and re-runs the subscriptions the change can reach; resolves when they are done. */
+  fire(change: StoreChange): Promise<void> {
+    if (this.subs.size === 0) return Promise.resolve();
+    const hit = this.affected(change);
+    if (hit.size === 0) return Promise.resolve();
+    return Promise.all([...hit].map((s) => this.run(s))).then(() => undefined);
+  }
+
+  /** Ends every subscription (calls onDone). */
+  close(): void {
+    for (const s of [...this.subs]) this.remove(s, true);
+  }
+
+  private affected(change: StoreChange): Set<Subscription> {
+    const hit = new Set<Subscription>();
+    for (const s of this.running) hit.add(s);
+    const indexes = this.getRangeIndexes();
+    const primary = indexes.get(undefined);
+    const add = (s: Subscription) => hit.add(s);
+    for (const d of change.diff) {
+      const subs = this.byKey.get(d.key);
+      if (subs) for (const s of subs) hit.add(s);
+      primary?.forEachContaining(d.key, add);
+    }
+    for (const [name, index] of indexes) {
+      if (name === undefined) continue;
+      for (const d of change.indexDiff(name)) index.forEachContaining(d.key, add);
+    }
+    return hit;
+  }
+
+  private getRangeIndexes(): Map<string | undefined, RangeIndex<Subscription>> {
+    if (this.rangeIndexes) return this.rangeIndexes;
+    const byMap = new Map<string | undefined, KeyRange<Subscription>[]>();
+    for (const s of this.subs) {
+      if (!s.ranges) continue;
+      s.rangeMaps.forEach((name, i) => {
+        let list = byMap.get(name);
+        if (!list) byMap.set(name, (list = []));
+        list.push(...s.ranges![i]!);
+      });
+    }
+    const out = new Map<string | undefined, RangeIndex<Subscription>>();
+    for (const [name, list] of byMap) out.set(name, new RangeIndex(list, this.compare));
+    return (this.rangeIndexes = out);
+  }
+
+  private async run(sub: Subscription): Promise<void> {
+    const runNo = ++sub.runs;
+    const record = new ReadRecord();
+    let result: unknown;
+    let error: unknown;
+    let failed = false;
+    sub.running++;
+    this.running.add(sub);
+    try {
+      result = await this.runQuery(sub.body, record);
+    } catch (e) {
+      failed = true;
+      error = e;
+    } finally {
+      if (--sub.running === 0) this.running.delete(sub);
+    }
+    if (!sub.active || runNo !== sub.runs) return;
+    this.setReads(sub, record);
+    if (failed) {
+      if (sub.options.onError) this.call(() => sub.options.onError!(error));
+      else this.logger.error('Subscription body failed', error);
+      return;
+    }
+    const isEqual = sub.options.isEqual ?? defaultIsEqual;
+    if (sub.hasResult && isEqual(sub.last, result)) return;
+    sub.hasResult = true;
+    sub.last = result;
+    this.call(() => sub.options.onData(result));
+  }
+
+  private call(fn: () => void): void {
+    try {
+      fn();
+    } catch (e) {
+      this.logger.error('Subscription callback threw', e);
+    }
+  }
+
+  private setReads(sub: Subscription, record: ReadRecord): void {
+    for (const k of sub.keys) if (!record.keys.has(k)) this.byKey.get(k)?.delete(sub);
+    for (const k of record.keys) {
+      let set = this.byKey.get(k);
+      if (!set) this.byKey.set(k, (set = new Set()));
+      set.add(sub);
+    }
+    sub.keys = record.keys;
+
+    const byMap = new Map<string | undefined, KeyRange<Subscription>[]>();
+    for (const scan of record.scans) {
+      const upper = scanUpperKey(scan);
+      if (upper === null) continue;
+      let list = byMap.get(scan.indexName);
+      if (!list) byMap.set(scan.indexName, (list = []));
+      list.push({ lo: scan.fromKey, prefix: scan.prefix, upper, item: sub });
+    }
+    const rangeMaps = [...byMap.keys()];
+    const ranges = rangeMaps.map((m) => byMap.get(m)!);
+    if (!sub.ranges || !sameRanges(sub.rangeMaps, sub.ranges, rangeMaps, ranges)) {
+      sub.rangeMaps = rangeMaps;
+      sub.ranges = ranges;
+      this.rangeIndexes = undefined;
+    }
+  }
+
+  private remove(sub: Subscription, done: boolean): void {
+    if (!sub.active) return;
+    sub.active = false;
+    this.subs.delete(sub);
+    for (const k of sub.keys) {
+      const set = this.byKey.get(k);
+      set?.delete(sub);
+      if (set?.size === 0) this.byKey.delete(k);
+    }
+    if (sub.ranges && sub.ranges.some((r) => r.length > 0)) this.rangeIndexes = undefined;
+    if (done && sub.options.onDone) this.call(() => sub.options.onDone!());
+  }
+}
+
+function sameRanges<T>(
+  aMaps: readonly (string | undefined)[],
+  a: readonly KeyRange<T>[][],
+  bMaps: readonly (string | undefined)[],
+  b: readonly KeyRange<T>[][],
+): boolean {
+  if (aMaps.length !== bMaps.length) return false;
+  for (let i = 0; i < aMaps.length; i++) {
+    if (aMaps[i] !== bMaps[i]) return false;
+    const x = a[i]!;
+    const y = b[i]!;
+    if (x.length !== y.length) return false;
+    for (let j = 0; j < x.length; j++) {
+      const r = x[j]!;
+      const s = y[j]!;
+      if (r.lo !== s.lo || r.prefix !== s.prefix || r.upper !== s.upper) return false;
+    }
+  }
+  return true;
+}

@@ -1,0 +1,72 @@
+import type { ReadonlyJSONValue } from '../../protocol/json';
+import type { BTreeWriter } from '../btree/types';
+import type { ChangeMap } from './change-set';
+import { indexKeysFor, type CompiledIndex, type IndexSkipHandler } from './index-definition';
+import { cloneFrozenJSON } from './json-value';
+import type { MapReaders } from './map-access';
+import { ReadTransactionImpl } from './read-transaction';
+import type { KeyCompare } from './scan-options';
+import type { TransactionReason, WriteTransaction } from './transaction-types';
+
+export class WriteTransactionImpl extends ReadTransactionImpl<BTreeWriter> implements WriteTransaction {
+  /** Every primary key written, with its value before the transaction and now. */
+  readonly changes: ChangeMap = new Map();
+
+  constructor(
+    clientID: string,
+    reason: TransactionReason,
+    readonly mutationID: number,
+    maps: MapReaders<BTreeWriter>,
+    compare: KeyCompare,
+    private readonly indexes: readonly CompiledIndex[],
+    private readonly onIndexSkip: IndexSkipHandler | undefined,
+  ) {
+    super(clientID, reason, maps, compare);
+  }
+
+  async put(key: string, value: ReadonlyJSONValue): Promise<void> {
+    this.checkOpen();
+    const frozen = cloneFrozenJSON(key, value);
+    await this.write(key, frozen);
+  }
+
+  async del(key: string): Promise<boolean> {
+    this.checkOpen();
+    return this.write(key, undefined);
+  }
+
+  /** Puts (or with `undefined` deletes) an already frozen JSON value. */
+  async write(key: string, value: ReadonlyJSONValue | undefined): Promise<boolean> {
+    const primary = this.maps.primary;
+    const old = await primary.get(key);
+    this.checkOpen();
+    if (value === undefined && old === undefined) return false;
+    if (this.indexes.length > 0) await this.updateIndexes(key, old, value);
+    if (value === undefined) await primary.del(key);
+    else await primary.put(key, value);
+    const c = this.changes.get(key);
+    if (c) c.newValue = value;
+    else this.changes.set(key, { oldValue: old, newValue: value });
+    return old !== undefined;
+  }
+
+  private async updateIndexes(
+    key: string,
+    old: ReadonlyJSONValue | undefined,
+    value: ReadonlyJSONValue | undefined,
+  ): Promise<void> {
+    // Compute every new index key first, so a rejected one changes nothing.
+    const plans: [CompiledIndex, string[], string[]][] = [];
+    for (const ix of this.indexes) {
+      if (!key.startsWith(ix.definition.prefix)) continue;
+      const newKeys = value === undefined ? [] : indexKeysFor(ix, key, value, this.onIndexSkip);
+      const oldKeys = old === undefined ? [] : indexKeysFor(ix, key, old);
+      if (newKeys.length > 0 || oldKeys.length > 0) plans.push([ix, oldKeys, newKeys]);
+    }
+    for (const [ix, oldKeys, newKeys] of plans) {
+      const w = this.maps.index(ix.name);
+      for (const k of oldKeys) if (!newKeys.includes(k)) await w.del(k);
+      for (const k of newKeys) await w.put(k, value!);
+    }
+  }
+}
