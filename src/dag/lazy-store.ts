@@ -1,0 +1,335 @@
+/**
+ * The in-memory layer over a persistent DagStore.
+ *
+ * - New chunks are "memory-only": they live in memory with their own ref
+ *   counts (from memory heads and other memory-only chunks) and are collected
+ *   when those reach 0. References to persisted chunks are not counted here;
+ *   the persistent store keeps those alive through its own heads.
+ * - Persisted chunks are loaded on first read and kept in an LRU cache capped
+ *   by estimated size, so opening a big store reads only what is touched.
+ * - Heads live in memory. A head is read from the persistent store the first
+ *   time it is asked for; after that the memory value rules.
+ * - persist() writes every memory-only chunk reachable from the heads changed
+ *   since the last persist, and those heads, in one persistent write. After it
+ *   those chunks are ordinary cached chunks. Commits may run while a persist
+ *   writes; what they add is left for the next persist.
+ *
+ * Reads and writes take a readers/writer lock, so a commit (which may collect
+ * memory-only chunks) never runs under an open read. Closing closes the
+ * persistent store too.
+ */
+import { STORE_MEMORY_CACHE_BYTES } from '../../protocol/constants';
+import type { ReadonlyJSONValue } from '../../protocol/json';
+import { StoreClosedError, TransactionClosedError } from '../kv/errors';
+import { RWLock, type Unlock } from '../kv/rw-lock';
+import { ChunkCache } from './chunk-cache';
+import { estimateChunkSize } from './chunk-size';
+import { ChunkNotFoundError, CorruptedStorageError } from './errors';
+import { newHashFactory, type CreateHash } from './hash';
+import { addDelta, computeRefCounts } from './ref-count';
+import type { Chunk, DagRead, DagStore, DagWrite, Hash } from './types';
+import { withRead, withWrite } from './with-transaction';
+
+export interface LazyDagStoreOptions {
+  /** Cap of the cache of persisted chunks, by estimated size. @default STORE_MEMORY_CACHE_BYTES */
+  cacheBytes?: number;
+  /** Makes the hashes of new chunks. @default newHashFactory() */
+  createHash?: CreateHash;
+  /** Called after every commit that changed something (e.g. to schedule a persist). */
+  onCommit?: () => void;
+}
+
+export class LazyDagStore implements DagStore {
+  readonly #persistent: DagStore;
+  readonly #lock = new RWLock();
+  readonly #createHash: CreateHash;
+  readonly #onCommit: (() => void) | undefined;
+  readonly #cache: ChunkCache;
+  readonly #memChunks = new Map<Hash, Chunk>();
+  readonly #memCounts = new Map<Hash, number>();
+  /** Heads known in memory; `undefined` means known to be absent. */
+  readonly #heads = new Map<string, Hash | undefined>();
+  /** Heads changed since the last persist. */
+  readonly #dirtyHeads = new Set<string>();
+  #persisting: Promise<void> = Promise.resolve();
+  #closed = false;
+
+  constructor(persistent: DagStore, options: LazyDagStoreOptions = {}) {
+    this.#persistent = persistent;
+    this.#createHash = options.createHash ?? newHashFactory();
+    this.#onCommit = options.onCommit;
+    this.#cache = new ChunkCache(options.cacheBytes ?? STORE_MEMORY_CACHE_BYTES);
+  }
+
+  async read(): Promise<DagRead> {
+    this.#assertOpen();
+    return new LazyDagRead(this, await this.#lock.read());
+  }
+
+  async write(): Promise<DagWrite> {
+    this.#assertOpen();
+    return new LazyDagWrite(this, await this.#lock.write());
+  }
+
+  withRead<R>(fn: (read: DagRead) => R | Promise<R>): Promise<R> {
+    return withRead(() => this.read(), fn);
+  }
+
+  withWrite<R>(fn: (write: DagWrite) => R | Promise<R>): Promise<R> {
+    return withWrite(() => this.write(), fn);
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    await this.#persisting.catch(() => {});
+    this.#cache.clear();
+    await this.#persistent.close();
+  }
+
+  /** Memory-only chunks not yet persisted (for tests and metrics). */
+  get memoryOnlyChunkCount(): number {
+    return this.#memChunks.size;
+  }
+
+  /** Estimated bytes held by the cache of persisted chunks. */
+  get cachedBytes(): number {
+    return this.#cache.bytes;
+  }
+
+  /** Whether a commit happened that the persistent store has not seen. */
+  get hasUnpersistedChanges(): boolean {
+    return this.#dirtyHeads.size > 0;
+  }
+
+  /**
+   * Writes the memory-only chunks reachable from the changed heads, and those
+   * heads, to the persistent store in one write. Persists run one at a time.
+   */
+  persist(): Promise<void> {
+    const run = this.#persisting.catch(() => {}).then(() => this.#persistNow());
+    this.#persisting = run;
+    return run;
+  }
+
+  async #persistNow(): Promise<void> {
+    if (this.#dirtyHeads.size === 0) return;
+    const heads = new Map<string, Hash | undefined>();
+    for (const name of this.#dirtyHeads) heads.set(name, this.#heads.get(name));
+    this.#dirtyHeads.clear();
+    const chunks = this.#memoryOnlyClosure(heads.values());
+    try {
+      await this.#persistent.withWrite(async (w) => {
+        for (const chunk of chunks) await w.putChunk(chunk);
+        for (const [name, hash] of heads) {
+          if (hash === undefined) await w.removeHead(name);
+          else await w.setHead(name, hash);
+        }
+        await w.commit();
+      });
+    } catch (e) {
+      for (const name of heads.keys()) this.#dirtyHeads.add(name);
+      throw e;
+    }
+    for (const chunk of chunks) {
+      if (this.#memChunks.get(chunk.hash) === chunk) {
+        this.#memChunks.delete(chunk.hash);
+        this.#memCounts.delete(chunk.hash);
+      }
+      this.#cache.put(chunk, estimateChunkSize(chunk));
+    }
+  }
+
+  /** Memory-only chunks reachable from `roots`, children before parents. */
+  #memoryOnlyClosure(roots: Iterable<Hash | undefined>): Chunk[] {
+    const out: Chunk[] = [];
+    const seen = new Set<Hash>();
+    const visit = (hash: Hash): void => {
+      if (seen.has(hash)) return;
+      seen.add(hash);
+      const chunk = this.#memChunks.get(hash);
+      if (chunk === undefined) return;
+      for (const ref of chunk.refs) visit(ref);
+      out.push(chunk);
+    };
+    for (const root of roots) if (root !== undefined) visit(root);
+    return out;
+  }
+
+  #assertOpen(): void {
+    if (this.#closed) throw new StoreClosedError();
+  }
+
+  // ---- used by the transactions below ----
+
+  /** @internal */
+  memoryChunk(hash: Hash): Chunk | undefined {
+    return this.#memChunks.get(hash) ?? this.#cache.get(hash);
+  }
+
+  /** @internal */
+  openPersistentRead(): Promise<DagRead> {
+    return this.#persistent.read();
+  }
+
+  /** @internal */
+  cacheLoaded(chunk: Chunk): void {
+    if (!this.#memChunks.has(chunk.hash)) this.#cache.put(chunk, estimateChunkSize(chunk));
+  }
+
+  /** @internal */
+  knownHead(name: string): { known: boolean; hash: Hash | undefined } {
+    return { known: this.#heads.has(name), hash: this.#heads.get(name) };
+  }
+
+  /** @internal */
+  learnHead(name: string, hash: Hash | undefined): void {
+    if (!this.#heads.has(name)) this.#heads.set(name, hash);
+  }
+
+  /** @internal */
+  createHash(): Hash {
+    return this.#createHash();
+  }
+
+  /** @internal Applies a write's chunks and head moves; runs under the write lock. */
+  async applyCommit(newChunks: ReadonlyMap<Hash, Chunk>, heads: ReadonlyMap<string, Hash | undefined>, oldHeads: ReadonlyMap<string, Hash | undefined>): Promise<void> {
+    const deltas = new Map<Hash, number>();
+    for (const [name, hash] of heads) {
+      addDelta(deltas, oldHeads.get(name), -1);
+      addDelta(deltas, hash, +1);
+    }
+    const memChunks = this.#memChunks;
+    const memCounts = this.#memCounts;
+    const counts = await computeRefCounts(deltas, {
+      tracks: (hash) => newChunks.has(hash) || memChunks.has(hash),
+      count: (hash) => memCounts.get(hash) ?? 0,
+      // A persist finishing meanwhile may have moved the chunk out of memory: then it holds nothing here.
+      refs: (hash) => (newChunks.get(hash) ?? memChunks.get(hash))?.refs ?? [],
+    });
+    for (const [hash, count] of counts) {
+      if (count < 0) throw new CorruptedStorageError(hash, 'a memory ref count dropped below 0');
+    }
+    for (const [hash, count] of counts) {
+      if (count === 0) {
+        memChunks.delete(hash);
+        memCounts.delete(hash);
+        continue;
+      }
+      const chunk = newChunks.get(hash);
+      if (chunk !== undefined && !memChunks.has(hash) && !this.#cache.has(hash)) memChunks.set(hash, chunk);
+      if (memChunks.has(hash)) memCounts.set(hash, count);
+    }
+    for (const [name, hash] of heads) {
+      this.#heads.set(name, hash);
+      this.#dirtyHeads.add(name);
+    }
+    if (heads.size > 0) this.#onCommit?.();
+  }
+}
+
+class LazyDagRead implements DagRead {
+  protected readonly store: LazyDagStore;
+  #unlock: Unlock | undefined;
+  #persistentRead: Promise<DagRead> | undefined;
+
+  constructor(store: LazyDagStore, unlock: Unlock) {
+    this.store = store;
+    this.#unlock = unlock;
+  }
+
+  async hasChunk(hash: Hash): Promise<boolean> {
+    return (await this.getChunk(hash)) !== undefined;
+  }
+
+  async getChunk(hash: Hash): Promise<Chunk | undefined> {
+    this.assertOpen();
+    const chunk = this.store.memoryChunk(hash);
+    if (chunk !== undefined) return chunk;
+    const loaded = await (await this.#persistent()).getChunk(hash);
+    if (loaded !== undefined) this.store.cacheLoaded(loaded);
+    return loaded;
+  }
+
+  async mustGetChunk(hash: Hash): Promise<Chunk> {
+    const chunk = await this.getChunk(hash);
+    if (chunk === undefined) throw new ChunkNotFoundError(hash);
+    return chunk;
+  }
+
+  async getHead(name: string): Promise<Hash | undefined> {
+    this.assertOpen();
+    const { known, hash } = this.store.knownHead(name);
+    if (known) return hash;
+    const loaded = await (await this.#persistent()).getHead(name);
+    this.store.learnHead(name, loaded);
+    return this.store.knownHead(name).hash;
+  }
+
+  release(): void {
+    const unlock = this.#unlock;
+    if (unlock === undefined) return;
+    this.#unlock = undefined;
+    const persistentRead = this.#persistentRead;
+    this.#persistentRead = undefined;
+    // A persistent read still opening is released once it is open.
+    void persistentRead?.then((r) => r.release(), () => {});
+    unlock();
+  }
+
+  protected assertOpen(): void {
+    if (this.#unlock === undefined) throw new TransactionClosedError();
+  }
+
+  #persistent(): Promise<DagRead> {
+    return (this.#persistentRead ??= this.store.openPersistentRead());
+  }
+}
+
+class LazyDagWrite extends LazyDagRead implements DagWrite {
+  readonly #newChunks = new Map<Hash, Chunk>();
+  readonly #heads = new Map<string, Hash | undefined>();
+  /** Each changed head's value before this write. */
+  readonly #oldHeads = new Map<string, Hash | undefined>();
+
+  createChunk<D extends ReadonlyJSONValue>(data: D, refs: readonly Hash[]): Chunk<D> {
+    return { hash: this.store.createHash(), data, refs };
+  }
+
+  async putChunk(chunk: Chunk): Promise<void> {
+    this.assertOpen();
+    this.#newChunks.set(chunk.hash, chunk);
+  }
+
+  override async getChunk(hash: Hash): Promise<Chunk | undefined> {
+    return this.#newChunks.get(hash) ?? super.getChunk(hash);
+  }
+
+  override async getHead(name: string): Promise<Hash | undefined> {
+    if (this.#heads.has(name)) return this.#heads.get(name);
+    return super.getHead(name);
+  }
+
+  async setHead(name: string, hash: Hash): Promise<void> {
+    await this.#moveHead(name, hash);
+  }
+
+  async removeHead(name: string): Promise<void> {
+    await this.#moveHead(name, undefined);
+  }
+
+  async commit(): Promise<void> {
+    this.assertOpen();
+    try {
+      await this.store.applyCommit(this.#newChunks, this.#heads, this.#oldHeads);
+    } finally {
+      this.release();
+    }
+  }
+
+  async #moveHead(name: string, hash: Hash | undefined): Promise<void> {
+    this.assertOpen();
+    if (!this.#oldHeads.has(name)) this.#oldHeads.set(name, await super.getHead(name));
+    this.#heads.set(name, hash);
+  }
+}

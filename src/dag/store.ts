@@ -1,0 +1,186 @@
+/**
+ * The persistent chunk graph over a KvStore: chunks (data and refs), named
+ * heads and reference counts. Heads count as references. At commit the counts
+ * are brought up to date and every chunk whose count reaches 0 is deleted,
+ * recursively, all in the kv write; chunks put but never referenced are not
+ * written at all. Closing the dag store closes its kv store.
+ */
+import { REF_COUNT_MAX } from '../../protocol/constants';
+import type { ReadonlyJSONValue } from '../../protocol/json';
+import type { KvRead, KvStore, KvWrite } from '../kv/types';
+import { ChunkNotFoundError, CorruptedStorageError, RefCountOverflowError } from './errors';
+import { newHashFactory, type CreateHash } from './hash';
+import { chunkDataKey, chunkRefCountKey, chunkRefsKey, headKey } from './key-layout';
+import { addDelta, computeRefCounts } from './ref-count';
+import type { Chunk, DagRead, DagStore, DagWrite, Hash } from './types';
+import { withRead, withWrite } from './with-transaction';
+
+export interface PersistentDagStoreOptions {
+  /** Makes the hashes of new chunks. @default newHashFactory() */
+  createHash?: CreateHash;
+}
+
+export class PersistentDagStore implements DagStore {
+  readonly #kv: KvStore;
+  readonly #createHash: CreateHash;
+
+  constructor(kv: KvStore, options: PersistentDagStoreOptions = {}) {
+    this.#kv = kv;
+    this.#createHash = options.createHash ?? newHashFactory();
+  }
+
+  async read(): Promise<DagRead> {
+    return new PersistentDagRead(await this.#kv.read());
+  }
+
+  async write(): Promise<DagWrite> {
+    return new PersistentDagWrite(await this.#kv.write(), this.#createHash);
+  }
+
+  withRead<R>(fn: (read: DagRead) => R | Promise<R>): Promise<R> {
+    return withRead(() => this.read(), fn);
+  }
+
+  withWrite<R>(fn: (write: DagWrite) => R | Promise<R>): Promise<R> {
+    return withWrite(() => this.write(), fn);
+  }
+
+  close(): Promise<void> {
+    return this.#kv.close();
+  }
+}
+
+class PersistentDagRead implements DagRead {
+  protected readonly kv: KvRead;
+
+  constructor(kv: KvRead) {
+    this.kv = kv;
+  }
+
+  hasChunk(hash: Hash): Promise<boolean> {
+    return this.kv.has(chunkDataKey(hash));
+  }
+
+  async getChunk(hash: Hash): Promise<Chunk | undefined> {
+    const [data, refs] = await Promise.all([this.kv.get(chunkDataKey(hash)), this.storedRefs(hash)]);
+    if (data === undefined) return undefined;
+    return { hash, data, refs };
+  }
+
+  async mustGetChunk(hash: Hash): Promise<Chunk> {
+    const chunk = await this.getChunk(hash);
+    if (chunk === undefined) throw new ChunkNotFoundError(hash);
+    return chunk;
+  }
+
+  async getHead(name: string): Promise<Hash | undefined> {
+    const key = headKey(name);
+    const value = await this.kv.get(key);
+    if (value === undefined || typeof value === 'string') return value;
+    throw new CorruptedStorageError(key, 'a head must be a hash string');
+  }
+
+  release(): void {
+    this.kv.release();
+  }
+
+  protected async storedRefs(hash: Hash): Promise<readonly Hash[]> {
+    const key = chunkRefsKey(hash);
+    const refs = await this.kv.get(key);
+    if (refs === undefined) return [];
+    if (!Array.isArray(refs) || !refs.every((r) => typeof r === 'string')) {
+      throw new CorruptedStorageError(key, 'refs must be a list of hashes');
+    }
+    return refs as readonly Hash[];
+  }
+
+  protected async storedRefCount(hash: Hash): Promise<number> {
+    const key = chunkRefCountKey(hash);
+    const count = await this.kv.get(key);
+    if (count === undefined) return 0;
+    if (typeof count !== 'number' || !Number.isInteger(count) || count < 0 || count > REF_COUNT_MAX) {
+      throw new CorruptedStorageError(key, 'Ref counts must be an integer from 0 to 65535');
+    }
+    return count;
+  }
+}
+
+class PersistentDagWrite extends PersistentDagRead implements DagWrite {
+  declare protected readonly kv: KvWrite;
+  readonly #createHash: CreateHash;
+  readonly #newChunks = new Map<Hash, Chunk>();
+  /** Heads set or removed in this transaction: name → new target. */
+  readonly #heads = new Map<string, Hash | undefined>();
+
+  constructor(kv: KvWrite, createHash: CreateHash) {
+    super(kv);
+    this.#createHash = createHash;
+  }
+
+  createChunk<D extends ReadonlyJSONValue>(data: D, refs: readonly Hash[]): Chunk<D> {
+    return { hash: this.#createHash(), data, refs };
+  }
+
+  async putChunk(chunk: Chunk): Promise<void> {
+    this.#newChunks.set(chunk.hash, chunk);
+  }
+
+  override async hasChunk(hash: Hash): Promise<boolean> {
+    return this.#newChunks.has(hash) || super.hasChunk(hash);
+  }
+
+  override async getChunk(hash: Hash): Promise<Chunk | undefined> {
+    return this.#newChunks.get(hash) ?? super.getChunk(hash);
+  }
+
+  override async getHead(name: string): Promise<Hash | undefined> {
+    if (this.#heads.has(name)) return this.#heads.get(name);
+    return super.getHead(name);
+  }
+
+  async setHead(name: string, hash: Hash): Promise<void> {
+    this.#heads.set(name, hash);
+  }
+
+  async removeHead(name: string): Promise<void> {
+    this.#heads.set(name, undefined);
+  }
+
+  async commit(): Promise<void> {
+    const deltas = new Map<Hash, number>();
+    for (const [name, hash] of this.#heads) {
+      addDelta(deltas, await super.getHead(name), -1);
+      addDelta(deltas, hash, +1);
+    }
+    const newChunks = this.#newChunks;
+    const counts = await computeRefCounts(deltas, {
+      tracks: () => true,
+      count: (hash) => this.storedRefCount(hash),
+      refs: (hash) => newChunks.get(hash)?.refs ?? this.storedRefs(hash),
+    });
+
+    const kv = this.kv;
+    const writes: Promise<void>[] = [];
+    for (const [hash, count] of counts) {
+      if (count < 0) throw new CorruptedStorageError(chunkRefCountKey(hash), 'a ref count dropped below 0');
+      if (count > REF_COUNT_MAX) throw new RefCountOverflowError(hash, count);
+      if (count === 0) {
+        writes.push(kv.del(chunkDataKey(hash)), kv.del(chunkRefsKey(hash)), kv.del(chunkRefCountKey(hash)));
+        continue;
+      }
+      writes.push(kv.put(chunkRefCountKey(hash), count));
+      const chunk = newChunks.get(hash);
+      if (chunk !== undefined) {
+        writes.push(kv.put(chunkDataKey(hash), chunk.data));
+        if (chunk.refs.length > 0) writes.push(kv.put(chunkRefsKey(hash), chunk.refs));
+      }
+    }
+    for (const [name, hash] of this.#heads) {
+      writes.push(hash === undefined ? kv.del(headKey(name)) : kv.put(headKey(name), hash));
+    }
+    await Promise.all(writes);
+    await kv.commit();
+    this.#newChunks.clear();
+    this.#heads.clear();
+  }
+}

@@ -1,0 +1,21 @@
+/** withRead/withWrite on top of read()/write(), for every DagStore. */
+import type { DagRead, DagWrite } from './types';
+
+export async function withRead<R>(open: () => Promise<DagRead>, fn: (read: DagRead) => R | Promise<R>): Promise<R> {
+  const read = await open();
+  try {
+    return await fn(read);
+  } finally {
+    read.release();
+  }
+}
+
+/** The write is released (rolled back if not committed) when `fn` returns or throws. */
+export async function withWrite<R>(open: () => Promise<DagWrite>, fn: (write: DagWrite) => R | Promise<R>): Promise<R> {
+  const write = await open();
+  try {
+    return await fn(write);
+  } finally {
+    write.release();
+  }
+}
