@@ -1,0 +1,58 @@
+import type { ErrorKind } from '../src/protocol';
+
+/** A failure answered to the client as `["error", kind, message]` (then, usually, a close). */
+export class ClientError extends Error {
+  override readonly name = 'ClientError';
+  constructor(
+    readonly kind: ErrorKind,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** Using a transaction after its mutation ended. */
+export class TransactionClosedError extends Error {
+  readonly kind = 'TransactionClosed';
+  override readonly name = 'TransactionClosedError';
+  constructor() {
+    super('Transaction is closed');
+  }
+}
+
+/** The server keeps no secondary indexes: `scan({indexName})` is refused. */
+export class IndexScanNotSupportedError extends Error {
+  readonly kind = 'IndexScanNotSupported';
+  override readonly name = 'IndexScanNotSupportedError';
+  constructor(readonly indexName: string) {
+    super(`scan with indexName ${JSON.stringify(indexName)} is not supported on the server; scan the primary keys instead`);
+  }
+}
+
+/** A mutator tried to store something that is not JSON. */
+export class NotJSONError extends Error {
+  readonly kind = 'NotJSON';
+  override readonly name = 'NotJSONError';
+  constructor(
+    readonly key: string,
+    readonly path: string,
+    what: string,
+  ) {
+    super(`Value for key ${JSON.stringify(key)} is not JSON: ${what} at ${path || '(root)'}`);
+  }
+}
+
+/** A push named a mutator the server does not know. */
+export class UnknownMutatorError extends Error {
+  readonly kind = 'UnknownMutator';
+  override readonly name = 'UnknownMutatorError';
+  constructor(readonly mutatorName: string) {
+    super(`Unknown mutator: ${mutatorName}`);
+  }
+}
+
+/** The storage failed; the room stops serving rather than diverge from what is durable. */
+export class StorageError extends Error {
+  readonly kind = 'Storage';
+  override readonly name = 'StorageError';
+}

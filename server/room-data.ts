@@ -1,0 +1,128 @@
+import type { ReadonlyJSONValue } from '../protocol/json';
+import type { PatchOperation } from '../src/protocol';
+import { lowerBound } from './key-order';
+
+/** A key's state: a value, or a tombstone (`value` undefined), with the version that wrote it. */
+export interface Entry {
+  readonly value: ReadonlyJSONValue | undefined;
+  readonly version: number;
+}
+
+export interface ClientRecord {
+  readonly clientGroupID: string;
+  readonly lastMutationID: number;
+}
+
+/**
+ * The in-memory state of one room: data with per-key versions and tombstones,
+ * kept in key order, plus the clients' last mutation ids. It knows nothing of
+ * sockets or storage.
+ */
+export class RoomData {
+  version: number;
+  /** Catch-up from a cookie below this must start with `clear`: older tombstones were pruned. */
+  tombstoneHorizon: number;
+  private readonly entries = new Map<string, Entry>();
+  /** Every key of `entries` (tombstones too), in UTF-8 order. */
+  private readonly sorted: string[] = [];
+  private tombstones = 0;
+  readonly clients = new Map<string, ClientRecord>();
+
+  constructor(version = 0, tombstoneHorizon = 0) {
+    this.version = version;
+    this.tombstoneHorizon = tombstoneHorizon;
+  }
+
+  get liveCount(): number {
+    return this.entries.size - this.tombstones;
+  }
+
+  get tombstoneCount(): number {
+    return this.tombstones;
+  }
+
+  getEntry(key: string): Entry | undefined {
+    return this.entries.get(key);
+  }
+
+  get(key: string): ReadonlyJSONValue | undefined {
+    return this.entries.get(key)?.value;
+  }
+
+  /** Sets (or with `undefined` restores absence of) the entry of `key`. */
+  setEntry(key: string, entry: Entry | undefined): void {
+    const old = this.entries.get(key);
+    if (old === undefined && entry === undefined) return;
+    if (old !== undefined && old.value === undefined) this.tombstones--;
+    if (entry === undefined) {
+      this.entries.delete(key);
+      this.sorted.splice(lowerBound(this.sorted, key), 1);
+      return;
+    }
+    if (entry.value === undefined) this.tombstones++;
+    this.entries.set(key, entry);
+    if (old === undefined) this.sorted.splice(lowerBound(this.sorted, key), 0, key);
+  }
+
+  /** The first live key at or after `from` (after it when `exclusive`), or undefined. */
+  nextLiveKey(from: string, exclusive: boolean): string | undefined {
+    for (let i = lowerBound(this.sorted, from, exclusive); i < this.sorted.length; i++) {
+      const key = this.sorted[i]!;
+      if (this.entries.get(key)!.value !== undefined) return key;
+    }
+    return undefined;
+  }
+
+  /** Live entries in key order. */
+  *live(): Generator<[string, ReadonlyJSONValue]> {
+    for (const key of this.sorted) {
+      const v = this.entries.get(key)!.value;
+      if (v !== undefined) yield [key, v];
+    }
+  }
+
+  /** Every entry, tombstones too, in key order. */
+  *all(): Generator<[string, Entry]> {
+    for (const key of this.sorted) yield [key, this.entries.get(key)!];
+  }
+
+  /**
+   * The patch that takes a client from `cookie` to the current version: the
+   * entries written after it (puts, and dels for tombstones), or `clear` and
+   * every live entry when `cookie` is null, older than the tombstone horizon,
+   * or the difference would not be smaller than the full state.
+   */
+  patchSince(cookie: number | null): PatchOperation[] {
+    if (cookie !== null && cookie >= this.version) return [];
+    if (cookie !== null && cookie >= this.tombstoneHorizon) {
+      const ops: PatchOperation[] = [];
+      const budget = this.liveCount;
+      for (const [key, e] of this.all()) {
+        if (e.version <= cookie) continue;
+        if (ops.length >= budget) return this.fullPatch();
+        ops.push(e.value === undefined ? { op: 'del', key } : { op: 'put', key, value: e.value });
+      }
+      return ops;
+    }
+    return this.fullPatch();
+  }
+
+  private fullPatch(): PatchOperation[] {
+    const ops: PatchOperation[] = [{ op: 'clear' }];
+    for (const [key, value] of this.live()) ops.push({ op: 'put', key, value });
+    return ops;
+  }
+
+  /** Removes the oldest tombstones so at most `keep` remain; returns the new horizon. */
+  pruneTombstones(keep: number): number {
+    if (this.tombstones <= keep) return this.tombstoneHorizon;
+    const versions: number[] = [];
+    for (const e of this.entries.values()) if (e.value === undefined) versions.push(e.version);
+    versions.sort((a, b) => a - b);
+    const horizon = versions[versions.length - keep - 1]!;
+    for (const [key, e] of [...this.entries]) if (e.value === undefined && e.version <= horizon) this.setEntry(key, undefined);
+    this.tombstoneHorizon = Math.max(this.tombstoneHorizon, horizon);
+    return this.tombstoneHorizon;
+  }
+}
+

@@ -1,0 +1,4 @@
+import { MemoryStorage } from './memory-storage';
+import { describeStorageContract } from './storage-contract';
+
+describeStorageContract('MemoryStorage', async () => new MemoryStorage());

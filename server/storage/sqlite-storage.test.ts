@@ -1,0 +1,33 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { SqliteStorage } from './sqlite-storage';
+import { describeStorageContract } from './storage-contract';
+
+const dir = mkdtempSync(join(tmpdir(), 'roomsync-sqlite-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+let n = 0;
+
+describeStorageContract('SqliteStorage', async () => new SqliteStorage({ path: join(dir, `db-${n++}.sqlite`) }));
+
+describe('SqliteStorage on disk', () => {
+  it('keeps committed batches across reopening', async () => {
+    const path = join(dir, 'reopen.sqlite');
+    const a = new SqliteStorage({ path });
+    await a.createRoom('r', 1);
+    await a.commitBatch('r', {
+      version: 1,
+      entries: [{ key: '\u{1F600}', value: { deep: [null, true] }, version: 1 }],
+      clients: [{ clientID: 'c', clientGroupID: 'g', lastMutationID: 9 }],
+    });
+    await a.close();
+    const b = new SqliteStorage({ path, synchronous: 'NORMAL' });
+    const room = await b.loadRoom('r');
+    expect(room?.meta.version).toBe(1);
+    expect(room?.entries).toEqual([{ key: '\u{1F600}', value: { deep: [null, true] }, version: 1 }]);
+    expect(Object.isFrozen(room?.entries[0]?.value)).toBe(true);
+    expect(room?.clients[0]?.lastMutationID).toBe(9);
+    await b.close();
+  });
+});
