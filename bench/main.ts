@@ -1,0 +1,20 @@
+/**
+ * `npm run bench [-- NAME…]`: runs the named benchmarks (all when none is named)
+ * and prints their figures and ratios. Benchmarks print; they never fail on speed.
+ */
+const BENCHES: Record<string, () => Promise<() => Promise<void>>> = {
+  protocol: async () => (await import('./protocol')).runProtocolBench,
+  store: async () => (await import('./store')).runStoreBench,
+  server: async () => (await import('./server')).runServerBench,
+};
+
+const requested = process.argv.slice(2).filter((arg) => !arg.startsWith('-'));
+const unknown = requested.filter((name) => !(name in BENCHES));
+if (unknown.length > 0) {
+  console.error(`Unknown benchmark ${unknown.join(', ')}; choose from ${Object.keys(BENCHES).join(', ')}.`);
+  process.exit(2);
+}
+for (const name of requested.length > 0 ? requested : Object.keys(BENCHES)) {
+  const run = await BENCHES[name]!();
+  await run();
+}
