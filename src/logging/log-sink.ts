@@ -1,0 +1,12 @@
+import type { LogLevel } from '../../protocol/client-options';
+
+export type { LogLevel };
+
+/** Key/value pairs a logger prepends to every line (roomID, clientID, wsid, requestID…). */
+export type LogContext = Readonly<Record<string, string | number | undefined>>;
+
+/** Where log lines go. `flush` lets a buffering sink (e.g. a remote one) send what it holds. */
+export interface LogSink {
+  log(level: LogLevel, context: LogContext | undefined, ...args: unknown[]): void;
+  flush?(): Promise<void> | void;
+}
