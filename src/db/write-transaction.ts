@@ -20,6 +20,8 @@ export class WriteTransactionImpl extends ReadTransactionImpl<BTreeWriter> imple
     compare: KeyCompare,
     private readonly indexes: readonly CompiledIndex[],
     private readonly onIndexSkip: IndexSkipHandler | undefined,
+    /** When set, an entry that cannot be indexed is reported here and skipped instead of failing the write. */
+    private readonly onIndexError?: (error: unknown, key: string) => void,
   ) {
     super(clientID, reason, maps, compare);
   }
@@ -59,14 +61,37 @@ export class WriteTransactionImpl extends ReadTransactionImpl<BTreeWriter> imple
     const plans: [CompiledIndex, string[], string[]][] = [];
     for (const ix of this.indexes) {
       if (!key.startsWith(ix.definition.prefix)) continue;
-      const newKeys = value === undefined ? [] : indexKeysFor(ix, key, value, this.onIndexSkip);
-      const oldKeys = old === undefined ? [] : indexKeysFor(ix, key, old);
+      const newKeys = value === undefined ? [] : this.keysFor(ix, key, value, this.onIndexSkip);
+      const oldKeys = old === undefined ? [] : this.keysFor(ix, key, old, undefined);
       if (newKeys.length > 0 || oldKeys.length > 0) plans.push([ix, oldKeys, newKeys]);
     }
     for (const [ix, oldKeys, newKeys] of plans) {
+      // Array pointers can yield the same key twice; the put is idempotent.
       const w = this.maps.index(ix.name);
       for (const k of oldKeys) if (!newKeys.includes(k)) await w.del(k);
       for (const k of newKeys) await w.put(k, value!);
     }
+  }
+
+  private keysFor(
+    ix: CompiledIndex,
+    key: string,
+    value: ReadonlyJSONValue,
+    onSkip: IndexSkipHandler | undefined,
+  ): string[] {
+    if (this.onIndexError === undefined) return indexKeysFor(ix, key, value, onSkip);
+    try {
+      return indexKeysFor(ix, key, value, onSkip);
+    } catch (e) {
+      this.onIndexError(e, key);
+      return [];
+    }
+  }
+
+  /** Removes every entry of the primary map and of every index map. */
+  async clearAll(): Promise<void> {
+    this.checkOpen();
+    await this.maps.primary.clear();
+    for (const ix of this.indexes) await this.maps.index(ix.name).clear();
   }
 }

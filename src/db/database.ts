@@ -1,0 +1,327 @@
+import type { ReadonlyJSONValue } from '../../protocol/json';
+import type { DiffOp } from '../btree/types';
+import type { DagStore, DagWrite, Hash } from '../dag/types';
+import type { PendingMutation } from '../sync/server-update';
+import { toDiff, type ChangeMap } from './change-set';
+import {
+  MAIN_HEAD,
+  newCommitChunk,
+  readChain,
+  readHeadCommit,
+  type Commit,
+  type LocalCommitData,
+  type SnapshotCommitData,
+} from './commit';
+import type { DbContext } from './db-context';
+import { StoreClosedError, UnknownIndexError, UnknownMutatorError } from './errors';
+import { compileIndex, type CompiledIndex, type IndexDefinitions } from './index-definition';
+import { cloneFrozenJSON } from './json-value';
+import { Lock } from './lock';
+import type { StoreLogger } from './logger';
+import { MapReaders } from './map-access';
+import { runMutation } from './mutation-runner';
+import { ReadTransactionImpl } from './read-transaction';
+import type { ReadRecord } from './read-record';
+import { encodeIndexKey } from './index-key';
+import { ensureIndexes } from './reindex';
+import type { KeyCompare } from './scan-options';
+import { makeStoreChange } from './store-change';
+import { Subscriptions, type StoreChange, type SubscribeOptions } from './subscriptions';
+import type { IndexKey, MutatorDefs, MutatorImpl, ReadTransaction } from './transaction-types';
+import { Watchers, type WatchCallback, type WatchOptions } from './watch';
+import type { BTreeReader, BTreeWriter } from '../btree/types';
+import type { DagRead } from '../dag/types';
+
+export interface DatabaseOptions {
+  readonly dag: DagStore;
+  readonly clientID: string;
+  readonly mutators: MutatorDefs;
+  readonly indexes?: IndexDefinitions | undefined;
+  readonly clock: () => number;
+  readonly logger: StoreLogger;
+  readonly compare: KeyCompare;
+  readonly readTree: (dag: DagRead, root: Hash) => BTreeReader;
+  readonly writeTree: (dag: DagWrite, root: Hash | undefined) => BTreeWriter;
+  /** The head holding the local view. @default 'main' */
+  readonly headName?: string | undefined;
+  /** Called after every local mutation is committed (the pusher listens). */
+  readonly onLocalMutation?: (() => void) | undefined;
+  /** Called after every change of the head (the persist scheduler listens). */
+  readonly onCommit?: (() => void) | undefined;
+}
+
+/**
+ * The local database: the head commit, mutations, reads, subscriptions and
+ * watchers. Heads only move under `lock`, so the cached head is the truth.
+ */
+export class Database {
+  readonly clientID: string;
+  readonly headName: string;
+  readonly ctx: DbContext;
+  readonly dag: DagStore;
+  readonly lock = new Lock();
+  readonly subscriptions: Subscriptions;
+  readonly watchers: Watchers;
+  /** Set while a server update is being applied. */
+  syncing = false;
+
+  private readonly mutators: MutatorDefs;
+  private readonly clock: () => number;
+  private readonly indexByName: ReadonlyMap<string, CompiledIndex>;
+  private readonly onLocalMutation: (() => void) | undefined;
+  private readonly onCommit: (() => void) | undefined;
+  private closed = false;
+  private head!: Commit;
+  private headIndexRoots!: ReadonlyMap<string, Hash>;
+  private snapshot!: Commit<SnapshotCommitData>;
+  private nextID = 1;
+  /** Pending mutations of the current head, oldest first. */
+  private pending: PendingMutation[] = [];
+  /** Keys written by local commits of this session, to compute rebase changes cheaply. */
+  private readonly writtenKeys = new Map<Hash, readonly string[]>();
+
+  private constructor(opts: DatabaseOptions) {
+    this.clientID = opts.clientID;
+    this.headName = opts.headName ?? MAIN_HEAD;
+    this.dag = opts.dag;
+    this.mutators = opts.mutators;
+    this.clock = opts.clock;
+    this.onLocalMutation = opts.onLocalMutation;
+    this.onCommit = opts.onCommit;
+    const indexes = Object.entries(opts.indexes ?? {}).map(([name, def]) => compileIndex(name, def));
+    this.indexByName = new Map(indexes.map((ix) => [ix.name, ix]));
+    const logger = opts.logger;
+    this.ctx = {
+      compare: opts.compare,
+      indexes,
+      logger,
+      onIndexSkip: (ix, key) => logger.warn(`Not indexing ${JSON.stringify(key)} in ${ix.name}: no string at ${ix.definition.jsonPointer}`),
+      readTree: opts.readTree,
+      writeTree: opts.writeTree,
+    };
+    this.subscriptions = new Subscriptions((body, record) => this.runRead(body, record), opts.compare, logger);
+    this.watchers = new Watchers(logger);
+  }
+
+  static async open(opts: DatabaseOptions): Promise<Database> {
+    const db = new Database(opts);
+    await db.init();
+    return db;
+  }
+
+  private async init(): Promise<void> {
+    const head = await this.dag.withWrite(async (dag) => {
+      let head = await readHeadCommit(dag, this.headName);
+      if (head === undefined) head = await this.writeGenesis(dag);
+      const fixed = await ensureIndexes(dag, head, this.ctx);
+      if (fixed !== head) {
+        await dag.setHead(this.headName, fixed.hash);
+      }
+      await dag.commit();
+      return fixed;
+    });
+    await this.dag.withRead(async (dag) => {
+      const { snapshot, locals } = await readChain(dag, head);
+      this.setHead(head, snapshot, locals);
+    });
+  }
+
+  private async writeGenesis(dag: DagWrite): Promise<Commit> {
+    const valueHash = await this.ctx.writeTree(dag, undefined).flush();
+    const indexes = [];
+    for (const ix of this.ctx.indexes) {
+      indexes.push({ name: ix.name, definition: ix.definition, valueHash: await this.ctx.writeTree(dag, undefined).flush() });
+    }
+    const data: SnapshotCommitData = {
+      type: 'snapshot',
+      basisHash: null,
+      cookie: null,
+      lastMutationIDs: {},
+      valueHash,
+      indexes,
+    };
+    const chunk = newCommitChunk(dag, data);
+    await dag.putChunk(chunk);
+    await dag.setHead(this.headName, chunk.hash);
+    return { hash: chunk.hash, data };
+  }
+
+  /** Adopts a new head; `locals` are its local commits on top of `snapshot`. */
+  setHead(head: Commit, snapshot: Commit<SnapshotCommitData>, locals: readonly Commit<LocalCommitData>[]): void {
+    this.head = head;
+    this.headIndexRoots = new Map(head.data.indexes.map((ix) => [ix.name, ix.valueHash]));
+    this.snapshot = snapshot;
+    const acked = snapshot.data.lastMutationIDs;
+    this.pending = locals.filter((c) => c.data.mutationID > (acked[c.data.clientID] ?? 0)).map(toPending);
+    let last = acked[this.clientID] ?? 0;
+    for (const c of locals) if (c.data.clientID === this.clientID && c.data.mutationID > last) last = c.data.mutationID;
+    this.nextID = Math.max(this.nextID, last + 1);
+  }
+
+  get headCommit(): Commit {
+    return this.head;
+  }
+
+  get snapshotCommit(): Commit<SnapshotCommitData> {
+    return this.snapshot;
+  }
+
+  /** The cookie of the last applied server state (null before any). */
+  get cookie(): ReadonlyJSONValue {
+    return this.snapshot.data.cookie;
+  }
+
+  /** The last mutation id of this client the server acknowledged (0 at first). */
+  get lastMutationID(): number {
+    return this.snapshot.data.lastMutationIDs[this.clientID] ?? 0;
+  }
+
+  /** The id the next local mutation gets. */
+  get nextMutationID(): number {
+    return this.nextID;
+  }
+
+  get isClosed(): boolean {
+    return this.closed;
+  }
+
+  /** Mutations not yet acknowledged by the server, in order (per client, by id). */
+  pendingMutations(): PendingMutation[] {
+    return this.pending.slice();
+  }
+
+  /** Keys written by a local commit, if it was made in this session. */
+  keysWrittenBy(hash: Hash): readonly string[] | undefined {
+    return this.writtenKeys.get(hash);
+  }
+
+  forgetWrittenKeys(hash: Hash): void {
+    this.writtenKeys.delete(hash);
+  }
+
+  rememberWrittenKeys(hash: Hash, changes: ChangeMap): void {
+    this.writtenKeys.set(hash, [...changes.keys()]);
+  }
+
+  mutatorFor(name: string): MutatorImpl | undefined {
+    return Object.prototype.hasOwnProperty.call(this.mutators, name) ? this.mutators[name] : undefined;
+  }
+
+  checkOpen(): void {
+    if (this.closed) throw new StoreClosedError();
+  }
+
+  async mutate(name: string, args?: unknown): Promise<unknown> {
+    this.checkOpen();
+    const mutator = this.mutatorFor(name);
+    if (mutator === undefined) throw new UnknownMutatorError(name);
+    const frozenArgs = args === undefined ? null : cloneFrozenJSON(`(arguments of ${name})`, args);
+    const { result, change } = await this.lock.run(async () => {
+      this.checkOpen();
+      const dag = await this.dag.write();
+      try {
+        const basis = this.head;
+        const id = this.nextID;
+        const input = { name, args: frozenArgs, clientID: this.clientID, mutationID: id, timestamp: this.clock(), originalHash: null };
+        const out = await runMutation(dag, basis, input, mutator, 'initial', this.ctx);
+        await dag.setHead(this.headName, out.commit.hash);
+        await dag.commit();
+        this.head = out.commit;
+        this.nextID = id + 1;
+        this.pending.push(toPending(out.commit));
+        this.rememberWrittenKeys(out.commit.hash, out.changes);
+        const change = this.makeChange(toDiff(out.changes, this.ctx.compare));
+        this.watchers.notify(change);
+        return { result: out.result, change };
+      } finally {
+        dag.release();
+      }
+    });
+    this.onCommit?.();
+    this.onLocalMutation?.();
+    await this.subscriptions.fire(change);
+    return result;
+  }
+
+  makeChange(diff: readonly DiffOp[]): StoreChange {
+    return makeStoreChange(diff, this.indexByName, this.ctx.compare);
+  }
+
+  /** Called (under the lock) after a sync moved the head. */
+  adoptSyncedHead(
+    head: Commit,
+    snapshot: Commit<SnapshotCommitData>,
+    locals: readonly Commit<LocalCommitData>[],
+    change: StoreChange,
+  ): void {
+    this.setHead(head, snapshot, locals);
+    this.watchers.notify(change);
+    this.onCommit?.();
+  }
+
+  query<R>(body: (tx: ReadTransaction) => Promise<R> | R): Promise<R> {
+    return this.runRead(body, undefined);
+  }
+
+  subscribe<R>(body: (tx: ReadTransaction) => Promise<R> | R, options: SubscribeOptions<R>): () => void {
+    this.checkOpen();
+    return this.subscriptions.subscribe(body, options);
+  }
+
+  experimentalWatch(callback: WatchCallback, options: WatchOptions = {}): () => void {
+    this.checkOpen();
+    const { indexName } = options;
+    if (indexName !== undefined && !this.indexByName.has(indexName)) throw new UnknownIndexError(indexName);
+    if (!options.initialValuesInFirstDiff) return this.watchers.add(callback, options).remove;
+    let removed = false;
+    let remove: (() => void) | undefined;
+    void this.lock.run(async () => {
+      if (removed || this.closed) return;
+      const w = this.watchers.add(callback, options);
+      remove = w.remove;
+      const initial = await this.runRead(async (tx) => {
+        const entries = await tx.scan({ prefix: options.prefix ?? '', indexName } as never).entries().toArray();
+        return entries.map(([key, newValue]) => ({ op: 'add' as const, key: key as string, newValue }));
+      }, undefined);
+      // The raw diff keys are in map space; re-encode index keys for the filter.
+      w.filter(
+        indexName === undefined
+          ? initial
+          : initial.map((d) => ({ ...d, key: encodeIndexKey(...(d.key as unknown as IndexKey)) })),
+      );
+    });
+    return () => {
+      removed = true;
+      remove?.();
+    };
+  }
+
+  async runRead<R>(body: (tx: ReadTransaction) => Promise<R> | R, record: ReadRecord | undefined): Promise<R> {
+    this.checkOpen();
+    const dag = await this.dag.read();
+    const head = this.head;
+    const { readTree } = this.ctx;
+    const maps = new MapReaders(readTree(dag, head.data.valueHash), this.headIndexRoots, (root) => readTree(dag, root));
+    const tx = new ReadTransactionImpl(this.clientID, 'initial', maps, this.ctx.compare, record);
+    try {
+      return await body(tx);
+    } finally {
+      tx.close();
+      dag.release();
+    }
+  }
+
+  /** Stops reads, writes and subscriptions; waits for a running mutation. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    await this.lock.run(() => {
+      this.closed = true;
+    });
+    this.subscriptions.close();
+  }
+}
+
+function toPending(c: Commit<LocalCommitData>): PendingMutation {
+  const d = c.data;
+  return { id: d.mutationID, clientID: d.clientID, name: d.mutatorName, args: d.mutatorArgs, timestamp: d.timestamp };
+}

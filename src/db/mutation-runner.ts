@@ -1,0 +1,109 @@
+import type { ReadonlyJSONValue } from '../../protocol/json';
+import type { BTreeWriter } from '../btree/types';
+import type { DagWrite, Hash } from '../dag/types';
+import type { ChangeMap } from './change-set';
+import { newCommitChunk, type Commit, type CommitData, type IndexRecord, type LocalCommitData } from './commit';
+import type { DbContext } from './db-context';
+import { MapReaders } from './map-access';
+import type { MutatorImpl, TransactionReason } from './transaction-types';
+import { WriteTransactionImpl } from './write-transaction';
+
+export interface MutationInput {
+  readonly name: string;
+  readonly args: ReadonlyJSONValue;
+  readonly clientID: string;
+  readonly mutationID: number;
+  readonly timestamp: number;
+  readonly originalHash: Hash | null;
+}
+
+export interface MutationOutcome {
+  readonly commit: Commit<LocalCommitData>;
+  readonly changes: ChangeMap;
+  readonly result: unknown;
+}
+
+/** Opens writers on a commit's trees, index trees on first use. */
+export function openWriters(dag: DagWrite, data: CommitData, ctx: DbContext): MapReaders<BTreeWriter> {
+  const roots = new Map<string, Hash>();
+  for (const ix of data.indexes) roots.set(ix.name, ix.valueHash);
+  return new MapReaders(ctx.writeTree(dag, data.valueHash), roots, (root) => ctx.writeTree(dag, root));
+}
+
+/** Writes the changed trees; returns the new value root and index records. */
+export async function flushWriters(
+  maps: MapReaders<BTreeWriter>,
+  basis: CommitData,
+  changed: boolean,
+): Promise<{ valueHash: Hash; indexes: IndexRecord[] }> {
+  if (!changed) return { valueHash: basis.valueHash, indexes: [...basis.indexes] };
+  const valueHash = await maps.primary.flush();
+  const opened = maps.openedIndexes();
+  const indexes: IndexRecord[] = [];
+  for (const ix of basis.indexes) {
+    const w = opened.get(ix.name);
+    indexes.push(w ? { ...ix, valueHash: await w.flush() } : ix);
+  }
+  return { valueHash, indexes };
+}
+
+/**
+ * Runs one mutator in a write transaction on top of `basis` and stores the
+ * resulting local commit in `dag` (the caller moves the head and commits).
+ * On the first run a throwing mutator's error propagates and nothing is kept.
+ * On a rebase a throwing or missing mutator is logged and the mutation is
+ * kept as a commit that changes nothing, so it is still pushed.
+ */
+export async function runMutation(
+  dag: DagWrite,
+  basis: Commit,
+  input: MutationInput,
+  mutator: MutatorImpl | undefined,
+  reason: TransactionReason,
+  ctx: DbContext,
+): Promise<MutationOutcome> {
+  const maps = openWriters(dag, basis.data, ctx);
+  const tx = new WriteTransactionImpl(
+    input.clientID,
+    reason,
+    input.mutationID,
+    maps,
+    ctx.compare,
+    ctx.indexes,
+    ctx.onIndexSkip,
+  );
+  let result: unknown;
+  let ok = true;
+  if (mutator === undefined) {
+    ctx.logger.error(`Cannot replay mutation ${input.mutationID} of ${input.clientID}: no mutator named ${input.name}`);
+    ok = false;
+  } else {
+    try {
+      result = await mutator(tx, input.args);
+    } catch (e) {
+      if (reason !== 'rebase') throw e;
+      ctx.logger.error(`Mutator ${input.name} threw while replaying mutation ${input.mutationID}`, e);
+      ok = false;
+    } finally {
+      tx.close();
+    }
+  }
+  tx.close();
+  const changes: ChangeMap = ok ? tx.changes : new Map();
+  const { valueHash, indexes } = await flushWriters(maps, basis.data, changes.size > 0);
+  const data: LocalCommitData = {
+    type: 'local',
+    basisHash: basis.hash,
+    mutationID: input.mutationID,
+    mutatorName: input.name,
+    mutatorArgs: input.args,
+    timestamp: input.timestamp,
+    clientID: input.clientID,
+    originalHash: input.originalHash,
+    valueHash,
+    indexes,
+  };
+  const chunk = newCommitChunk(dag, data);
+  await dag.putChunk(chunk);
+  return { commit: { hash: chunk.hash, data }, changes, result };
+}

@@ -1,0 +1,26 @@
+import type { DiffOp } from '../btree/types';
+import { indexDiff } from './change-set';
+import type { CompiledIndex } from './index-definition';
+import type { KeyCompare } from './scan-options';
+import type { StoreChange } from './subscriptions';
+
+/** A commit's change; index diffs are derived from the primary diff on first use. */
+export function makeStoreChange(
+  diff: readonly DiffOp[],
+  indexes: ReadonlyMap<string, CompiledIndex>,
+  compare: KeyCompare,
+): StoreChange {
+  const memo = new Map<string, readonly DiffOp[]>();
+  return {
+    diff,
+    indexDiff(name) {
+      let d = memo.get(name);
+      if (d === undefined) {
+        const ix = indexes.get(name);
+        d = ix === undefined || diff.length === 0 ? [] : indexDiff(ix, diff, compare);
+        memo.set(name, d);
+      }
+      return d;
+    },
+  };
+}

@@ -1,0 +1,49 @@
+import { readChain, readCommit, SYNC_HEAD, type Commit, type SnapshotCommitData } from '../db/commit';
+import { diffCommits } from '../db/commit-diff';
+import type { Database } from '../db/database';
+import { rebaseLocals } from '../db/rebase';
+import type { StoreChange } from '../db/subscriptions';
+import { WrongSyncHeadError } from './errors';
+import type { SyncStart } from './begin-sync';
+
+/**
+ * Second half: under the database lock, replays the pending local commits of
+ * the head on top of the sync snapshot, moves the head there and drops the
+ * sync head. Returns the change the head went through (one, consistent).
+ */
+export async function endSync(db: Database, start: SyncStart): Promise<StoreChange> {
+  const { ctx } = db;
+  return db.lock.run(async () => {
+    db.checkOpen();
+    const dag = await db.dag.write();
+    try {
+      if ((await dag.getHead(SYNC_HEAD)) !== start.syncHash) throw new WrongSyncHeadError();
+      const snapshot = (await readCommit(dag, start.syncHash)) as Commit<SnapshotCommitData>;
+      const oldHead = db.headCommit;
+      const { locals } = await readChain(dag, oldHead);
+      const rebased = await rebaseLocals(dag, snapshot, locals, (n) => db.mutatorFor(n), ctx);
+
+      let candidates: Set<string> | 'all' = start.patchKeys === 'all' ? 'all' : new Set(start.patchKeys);
+      for (const c of locals) {
+        if (candidates === 'all') break;
+        const keys = db.keysWrittenBy(c.hash);
+        if (keys === undefined) candidates = 'all';
+        else for (const k of keys) candidates.add(k);
+      }
+      if (candidates !== 'all') for (const changes of rebased.written.values()) for (const k of changes.keys()) candidates.add(k);
+      const diff = await diffCommits(dag, oldHead.data, rebased.head.data, candidates, ctx);
+
+      await dag.setHead(db.headName, rebased.head.hash);
+      await dag.removeHead(SYNC_HEAD);
+      await dag.commit();
+
+      for (const c of locals) db.forgetWrittenKeys(c.hash);
+      for (const [hash, changes] of rebased.written) db.rememberWrittenKeys(hash, changes);
+      const change = db.makeChange(diff);
+      db.adoptSyncedHead(rebased.head, snapshot, rebased.locals, change);
+      return change;
+    } finally {
+      dag.release();
+    }
+  });
+}
