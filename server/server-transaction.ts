@@ -1,0 +1,138 @@
+import type { ReadonlyJSONValue } from '../protocol/json';
+import type {
+  IndexKey,
+  ScanIndexOptions,
+  ScanNoIndexOptions,
+  ScanOptions,
+  ScanResult,
+  TransactionReason,
+  WriteTransaction,
+} from '../src/db/transaction-types';
+import type { BatchWriter } from './batch-writer';
+import { IndexScanNotSupportedError, TransactionClosedError } from './errors';
+import { frozenJSONCopy } from './json-copy';
+import { compareKeys } from './key-order';
+
+/** The transaction a mutator runs in on the server: reads and writes the room directly. */
+export class ServerTransaction implements WriteTransaction {
+  readonly reason: TransactionReason = 'authoritative';
+  private closed = false;
+
+  constructor(
+    readonly clientID: string,
+    readonly mutationID: number,
+    private readonly batch: BatchWriter,
+  ) {}
+
+  close(): void {
+    this.closed = true;
+  }
+
+  private readonly checkOpen = (): void => {
+    if (this.closed) throw new TransactionClosedError();
+  };
+
+  async get(key: string): Promise<ReadonlyJSONValue | undefined> {
+    this.checkOpen();
+    return this.batch.data.get(key);
+  }
+
+  async has(key: string): Promise<boolean> {
+    this.checkOpen();
+    return this.batch.data.get(key) !== undefined;
+  }
+
+  async isEmpty(): Promise<boolean> {
+    this.checkOpen();
+    return this.batch.data.liveCount === 0;
+  }
+
+  async put(key: string, value: ReadonlyJSONValue): Promise<void> {
+    this.checkOpen();
+    this.batch.write(key, frozenJSONCopy(key, value));
+  }
+
+  async del(key: string): Promise<boolean> {
+    this.checkOpen();
+    return this.batch.write(key, undefined);
+  }
+
+  scan(options?: ScanNoIndexOptions): ScanResult<string>;
+  scan(options: ScanIndexOptions): ScanResult<IndexKey>;
+  scan(options?: ScanOptions): ScanResult<string> | ScanResult<IndexKey> {
+    this.checkOpen();
+    if (options?.indexName !== undefined) throw new IndexScanNotSupportedError(options.indexName);
+    const prefix = options?.prefix ?? '';
+    const start = options?.start;
+    const startAfterPrefix = start !== undefined && compareKeys(start.key, prefix) > 0;
+    const from = startAfterPrefix ? start.key : prefix;
+    const exclusive = startAfterPrefix && start.exclusive === true;
+    const limit = options?.limit ?? Infinity;
+    const data = this.batch.data;
+    const checkOpen = this.checkOpen;
+    // Each step seeks past the last key returned, so writes during a scan are safe.
+    return new EntryScan(function* () {
+      let key = from;
+      let after = exclusive;
+      for (let n = 0; n < limit; n++) {
+        checkOpen();
+        const next = data.nextLiveKey(key, after);
+        if (next === undefined || !next.startsWith(prefix)) return;
+        yield [next, data.get(next)!] as const;
+        key = next;
+        after = true;
+      }
+    });
+  }
+}
+
+type Pair = readonly [string, ReadonlyJSONValue];
+type Iter<T> = AsyncIterable<T> & { toArray(): Promise<T[]> };
+
+class EntryScan implements ScanResult<string> {
+  constructor(private readonly open: () => Iterator<Pair>) {}
+
+  [Symbol.asyncIterator](): AsyncIterator<ReadonlyJSONValue> {
+    return this.values()[Symbol.asyncIterator]();
+  }
+
+  values(): Iter<ReadonlyJSONValue> {
+    return this.view((p) => p[1]);
+  }
+
+  keys(): Iter<string> {
+    return this.view((p) => p[0]);
+  }
+
+  entries(): Iter<Pair> {
+    return this.view((p) => p);
+  }
+
+  toArray(): Promise<ReadonlyJSONValue[]> {
+    return this.values().toArray();
+  }
+
+  private view<T>(map: (p: Pair) => T): Iter<T> {
+    const open = this.open;
+    return {
+      [Symbol.asyncIterator]: () => {
+        const it = open();
+        return {
+          next: async (): Promise<IteratorResult<T>> => {
+            const r = it.next();
+            return r.done ? { done: true, value: undefined } : { done: false, value: map(r.value) };
+          },
+          return: async (): Promise<IteratorResult<T>> => {
+            it.return?.();
+            return { done: true, value: undefined };
+          },
+        };
+      },
+      toArray: async () => {
+        const out: T[] = [];
+        for (let it = open(), r = it.next(); !r.done; r = it.next()) out.push(map(r.value));
+        return out;
+      },
+    };
+  }
+}
