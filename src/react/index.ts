@@ -1,0 +1,8 @@
+export { useSubscribe, type Subscribable, type UseSubscribeOptions } from './use-subscribe';
+export {
+  useConnectionStatus,
+  type ConnectionState,
+  type ConnectionStatus,
+  type ConnectionStatusSource,
+} from './use-connection-status';
+export { usePendingMutationCount, type PendingMutationCountSource } from './use-pending-mutation-count';
