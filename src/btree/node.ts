@@ -1,0 +1,135 @@
+/**
+ * B+tree nodes: how they are stored in chunks and seen in memory.
+ *
+ * A node chunk's data is `[level, entries]`. Level 0 is a leaf whose entries
+ * are `[key, value]`; a higher level is an internal node whose entries are
+ * `[maxKey, childHash]`, maxKey being the last key under that child; its refs
+ * are the child hashes. The chunk data is used as the decoded node as it is:
+ * nothing is copied when a node is read, and scans hand out its entry tuples.
+ *
+ * During a write, changed nodes are MemNodes whose internal entries point at
+ * either a child hash (unchanged subtree) or another MemNode; flush turns
+ * them into chunks bottom-up.
+ */
+import type { ReadonlyJSONValue } from '../../protocol/json';
+import { CorruptedStorageError } from '../dag/errors';
+import { estimateJSONSize } from '../dag/json-size';
+import type { Chunk, Hash } from '../dag/types';
+import type { Entry } from './types';
+
+export type Child = Hash | MemNode;
+export type InternalEntry = readonly [maxKey: string, child: Child];
+export type NodeEntry = Entry | InternalEntry;
+
+export interface Node {
+  readonly level: number;
+  /** Leaf: Entry[]; internal: InternalEntry[]. Sorted by key, never mutated. */
+  readonly entries: readonly NodeEntry[];
+  /** The chunk hash, or undefined for a node not written yet. */
+  readonly hash: Hash | undefined;
+}
+
+export class MemNode implements Node {
+  readonly level: number;
+  readonly entries: readonly NodeEntry[];
+  readonly size: number;
+  get hash(): undefined {
+    return undefined;
+  }
+  constructor(level: number, entries: readonly NodeEntry[], size: number) {
+    this.level = level;
+    this.entries = entries;
+    this.size = size;
+  }
+}
+
+const NODE_OVERHEAD_BYTES = 16;
+const ENTRY_OVERHEAD_BYTES = 4;
+
+export function leafEntrySize(key: string, value: ReadonlyJSONValue): number {
+  return key.length + estimateJSONSize(value) + ENTRY_OVERHEAD_BYTES;
+}
+
+export function internalEntrySize(maxKey: string, child: Child): number {
+  // An unwritten child will get a hash of about the same length as a written one.
+  const hashLength = typeof child === 'string' ? child.length : HASH_LENGTH_ESTIMATE;
+  return maxKey.length + hashLength + ENTRY_OVERHEAD_BYTES;
+}
+
+const HASH_LENGTH_ESTIMATE = 16;
+
+export function entrySize(level: number, entry: NodeEntry): number {
+  return level === 0 ? leafEntrySize(entry[0], entry[1] as ReadonlyJSONValue) : internalEntrySize(entry[0], entry[1] as Child);
+}
+
+export function emptyLeaf(): MemNode {
+  return new MemNode(0, [], NODE_OVERHEAD_BYTES);
+}
+
+export function nodeSizeOf(level: number, entries: readonly NodeEntry[], sizes?: readonly number[]): number {
+  let size = NODE_OVERHEAD_BYTES;
+  if (sizes !== undefined) for (const s of sizes) size += s;
+  else for (const e of entries) size += entrySize(level, e);
+  return size;
+}
+
+interface ChunkNode extends Node {
+  readonly hash: Hash;
+}
+
+const decoded = new WeakMap<Chunk, ChunkNode>();
+const sizes = new WeakMap<Node, number>();
+
+/** The node a chunk holds; checked once per chunk object, then cached. */
+export function nodeFromChunk(chunk: Chunk): Node {
+  let node = decoded.get(chunk);
+  if (node !== undefined) return node;
+  const data = chunk.data;
+  if (
+    !Array.isArray(data) ||
+    data.length !== 2 ||
+    typeof data[0] !== 'number' ||
+    !Number.isInteger(data[0]) ||
+    data[0] < 0 ||
+    !Array.isArray(data[1])
+  ) {
+    throw new CorruptedStorageError(chunk.hash, 'not a B+tree node');
+  }
+  node = { level: data[0] as number, entries: data[1] as readonly NodeEntry[], hash: chunk.hash };
+  decoded.set(chunk, node);
+  return node;
+}
+
+/** Node data to store in a chunk, once every child has a hash. */
+export function chunkData(level: number, entries: readonly NodeEntry[]): ReadonlyJSONValue {
+  return [level, entries as ReadonlyJSONValue];
+}
+
+export function nodeSize(node: Node): number {
+  if (node instanceof MemNode) return node.size;
+  let size = sizes.get(node);
+  if (size === undefined) {
+    size = nodeSizeOf(node.level, node.entries);
+    sizes.set(node, size);
+  }
+  return size;
+}
+
+/** Index of the first entry whose key is >= key (entries.length if none). */
+export function lowerBound(entries: readonly NodeEntry[], key: string, compare: (a: string, b: string) => number): number {
+  let lo = 0;
+  let hi = entries.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (compare(entries[mid]![0], key) < 0) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/** Records a node just written as a chunk, so reading it back costs no check or size walk. */
+export function rememberWrittenNode(chunk: Chunk, level: number, entries: readonly NodeEntry[], size: number): void {
+  const node: ChunkNode = { level, entries, hash: chunk.hash };
+  decoded.set(chunk, node);
+  sizes.set(node, size);
+}

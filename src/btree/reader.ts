@@ -1,0 +1,116 @@
+/** Reading a B+tree: point lookups, ordered scans, diff. */
+import type { ReadonlyJSONValue } from '../../protocol/json';
+import type { DagRead } from '../dag/types';
+import { compareUTF8 } from './compare';
+import { diffTrees, mergeDiff, type DiffSide } from './diff';
+import { lowerBound, nodeFromChunk, type Child, type InternalEntry, type Node } from './node';
+import type { BTreeReader, DiffOp, Entry } from './types';
+
+export class BTreeRead implements BTreeReader, DiffSide {
+  protected readonly dag: DagRead;
+  #root: Child;
+
+  constructor(dag: DagRead, root: Child) {
+    this.dag = dag;
+    this.#root = root;
+  }
+
+  get root(): Child {
+    return this.#root;
+  }
+
+  protected setRoot(root: Child): void {
+    this.#root = root;
+  }
+
+  async load(child: Child): Promise<Node> {
+    return typeof child === 'string' ? nodeFromChunk(await this.dag.mustGetChunk(child)) : child;
+  }
+
+  /** Brings the tree up to date before a read that walks it (the writer applies buffered writes). */
+  protected async settle(): Promise<void> {}
+
+  async get(key: string): Promise<ReadonlyJSONValue | undefined> {
+    await this.settle();
+    return this.getFromTree(key);
+  }
+
+  async has(key: string): Promise<boolean> {
+    return (await this.get(key)) !== undefined;
+  }
+
+  async isEmpty(): Promise<boolean> {
+    await this.settle();
+    const root = await this.load(this.#root);
+    return root.entries.length === 0;
+  }
+
+  async *scan(fromKey?: string): AsyncIterableIterator<Entry> {
+    for await (const [entries, start] of this.leaves(fromKey)) {
+      for (let i = start; i < entries.length; i++) yield entries[i]!;
+    }
+  }
+
+  /**
+   * The leaves from `fromKey` on, each with the index of its first entry in
+   * range, for callers that iterate entries synchronously (no promise per entry).
+   */
+  async *leaves(fromKey?: string): AsyncIterableIterator<readonly [entries: readonly Entry[], start: number]> {
+    await this.settle();
+    const stack: { entries: readonly InternalEntry[]; index: number }[] = [];
+    let node = await this.load(this.#root);
+    while (node.level > 0) {
+      const entries = node.entries as readonly InternalEntry[];
+      const index = fromKey === undefined ? 0 : lowerBound(entries, fromKey, compareUTF8);
+      if (index >= entries.length) return;
+      stack.push({ entries, index });
+      node = await this.load(entries[index]![1]);
+    }
+    const first = node.entries as readonly Entry[];
+    yield [first, fromKey === undefined ? 0 : lowerBound(first, fromKey, compareUTF8)];
+    for (;;) {
+      let top = stack[stack.length - 1];
+      while (top !== undefined && top.index + 1 >= top.entries.length) {
+        stack.pop();
+        top = stack[stack.length - 1];
+      }
+      if (top === undefined) return;
+      top.index++;
+      node = await this.load(top.entries[top.index]![1]);
+      while (node.level > 0) {
+        const entries = node.entries as readonly InternalEntry[];
+        stack.push({ entries, index: 0 });
+        node = await this.load(entries[0]![1]);
+      }
+      yield [node.entries as readonly Entry[], 0];
+    }
+  }
+
+  async diff(other: BTreeReader): Promise<DiffOp[]> {
+    await this.settle();
+    if (other instanceof BTreeRead) {
+      await other.settle();
+      return diffTrees(this, other);
+    }
+    return mergeDiff([await collect(this)], [await collect(other)]);
+  }
+
+  protected async getFromTree(key: string): Promise<ReadonlyJSONValue | undefined> {
+    let node = await this.load(this.#root);
+    while (node.level > 0) {
+      const entries = node.entries as readonly InternalEntry[];
+      const i = lowerBound(entries, key, compareUTF8);
+      if (i === entries.length) return undefined;
+      node = await this.load(entries[i]![1]);
+    }
+    const entries = node.entries as readonly Entry[];
+    const i = lowerBound(entries, key, compareUTF8);
+    return i < entries.length && entries[i]![0] === key ? entries[i]![1] : undefined;
+  }
+}
+
+async function collect(tree: BTreeReader): Promise<Entry[]> {
+  const out: Entry[] = [];
+  for await (const e of tree.scan()) out.push(e);
+  return out;
+}

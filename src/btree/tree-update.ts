@@ -1,0 +1,177 @@
+/**
+ * Applies a sorted batch of puts and deletes to a tree, rebuilding only the
+ * paths the batch touches. Changed nodes come back as MemNodes, cut by size
+ * (partition.ts); a changed node that fell under the minimum is merged with a
+ * neighbour; the root grows a level when it splits and loses one when it is
+ * left with a single child. Unchanged subtrees are kept by hash.
+ */
+import { BTREE_MAX_NODE_BYTES, BTREE_MIN_NODE_BYTES } from '../../protocol/constants';
+import type { ReadonlyJSONValue } from '../../protocol/json';
+import { compareUTF8 } from './compare';
+import {
+  MemNode,
+  emptyLeaf,
+  entrySize,
+  leafEntrySize,
+  nodeSizeOf,
+  type Child,
+  type InternalEntry,
+  type Node,
+  type NodeEntry,
+} from './node';
+import { partition } from './partition';
+import type { Entry } from './types';
+
+export const DELETED = Symbol('deleted');
+export type Op = readonly [key: string, value: ReadonlyJSONValue | typeof DELETED];
+export type LoadNode = (child: Child) => Promise<Node>;
+
+const NODE_OVERHEAD_BYTES = nodeSizeOf(0, []);
+
+/** `ops` sorted by key, without duplicates. Returns the new root. */
+export async function updateTree(load: LoadNode, root: Child, ops: readonly Op[]): Promise<Child> {
+  const rootNode = await load(root);
+  let nodes = await updateNode(load, rootNode, ops, 0, ops.length);
+  if (nodes.length === 0) return emptyLeaf();
+  let level = rootNode.level;
+  while (nodes.length > 1) {
+    level++;
+    nodes = cut(
+      level,
+      nodes.map((n) => [lastKey(n), childOf(n)] as const),
+    );
+  }
+  let top = nodes[0]!;
+  while (top.level > 0 && top.entries.length === 1) top = await load(top.entries[0]![1] as Child);
+  return childOf(top);
+}
+
+function childOf(node: Node): Child {
+  return node.hash ?? (node as MemNode);
+}
+
+function lastKey(node: Node): string {
+  return node.entries[node.entries.length - 1]![0];
+}
+
+/** The nodes that replace `node` (none if it became empty; `[node]` if nothing changed). */
+async function updateNode(load: LoadNode, node: Node, ops: readonly Op[], lo: number, hi: number): Promise<Node[]> {
+  return node.level === 0 ? updateLeaf(node, ops, lo, hi) : updateInternal(load, node, ops, lo, hi);
+}
+
+function updateLeaf(node: Node, ops: readonly Op[], lo: number, hi: number): Node[] {
+  const entries = node.entries as readonly Entry[];
+  const n = entries.length;
+  const out: Entry[] = [];
+  const sizes: number[] = [];
+  let total = NODE_OVERHEAD_BYTES;
+  let changed = false;
+  let i = 0;
+  let j = lo;
+  while (i < n || j < hi) {
+    if (j >= hi || (i < n && compareUTF8(entries[i]![0], ops[j]![0]) < 0)) {
+      const e = entries[i++]!;
+      const s = leafEntrySize(e[0], e[1]);
+      out.push(e);
+      sizes.push(s);
+      total += s;
+      continue;
+    }
+    const [key, value] = ops[j++]!;
+    if (i < n && entries[i]![0] === key) {
+      i++;
+      changed = true;
+    }
+    if (value !== DELETED) {
+      const s = leafEntrySize(key, value);
+      out.push([key, value]);
+      sizes.push(s);
+      total += s;
+      changed = true;
+    }
+  }
+  if (!changed) return [node];
+  if (out.length === 0) return [];
+  return cut(0, out, sizes, total);
+}
+
+async function updateInternal(load: LoadNode, node: Node, ops: readonly Op[], lo: number, hi: number): Promise<Node[]> {
+  const entries = node.entries as readonly InternalEntry[];
+  const last = entries.length - 1;
+  // Which ops go to which child: keys up to its max key; past the last max key, the last child.
+  const work: { index: number; lo: number; hi: number }[] = [];
+  let j = lo;
+  for (let c = 0; c <= last && j < hi; c++) {
+    let k = j;
+    if (c === last) k = hi;
+    else {
+      const maxKey = entries[c]![0];
+      while (k < hi && compareUTF8(ops[k]![0], maxKey) <= 0) k++;
+    }
+    if (k > j) work.push({ index: c, lo: j, hi: k });
+    j = k;
+  }
+  const replaced = await Promise.all(
+    work.map(async (w) => updateNode(load, await load(entries[w.index]![1]), ops, w.lo, w.hi)),
+  );
+
+  let changed = false;
+  const list: InternalEntry[] = [];
+  let next = 0;
+  for (let c = 0; c <= last; c++) {
+    const w = work[next];
+    if (w === undefined || w.index !== c) {
+      list.push(entries[c]!);
+      continue;
+    }
+    const nodes = replaced[next++]!;
+    if (nodes.length === 1 && nodes[0]!.hash !== undefined && nodes[0]!.hash === entries[c]![1]) {
+      list.push(entries[c]!);
+      continue;
+    }
+    changed = true;
+    for (const n of nodes) list.push([lastKey(n), childOf(n)]);
+  }
+  if (!changed) return [node];
+  if (list.length === 0) return [];
+  await mergeSmallChildren(load, node.level - 1, list);
+  return cut(node.level, list);
+}
+
+/** Merges every changed child under the minimum size with a neighbour. Edits `list` in place. */
+async function mergeSmallChildren(load: LoadNode, childLevel: number, list: InternalEntry[]): Promise<void> {
+  let i = 0;
+  while (i < list.length && list.length > 1) {
+    const child = list[i]![1];
+    if (!(child instanceof MemNode) || child.size >= BTREE_MIN_NODE_BYTES) {
+      i++;
+      continue;
+    }
+    const a = i + 1 < list.length ? i : i - 1;
+    const [left, right] = await Promise.all([load(list[a]![1]), load(list[a + 1]![1])]);
+    const merged = cut(childLevel, [...left.entries, ...right.entries]);
+    list.splice(a, 2, ...merged.map((n) => [lastKey(n), childOf(n)] as const));
+    i = merged.length === 1 ? a : a + merged.length;
+  }
+}
+
+/** Cuts sorted entries into nodes of `level` by size. */
+function cut(level: number, entries: readonly NodeEntry[], sizes?: number[], total?: number): MemNode[] {
+  if (sizes === undefined || total === undefined) {
+    sizes = new Array<number>(entries.length);
+    total = NODE_OVERHEAD_BYTES;
+    for (let i = 0; i < entries.length; i++) total += sizes[i] = entrySize(level, entries[i]!);
+  }
+  const ends = partition(sizes, total, BTREE_MIN_NODE_BYTES, BTREE_MAX_NODE_BYTES);
+  if (ends.length === 1) return [new MemNode(level, entries, total)];
+  const nodes: MemNode[] = [];
+  let start = 0;
+  for (const end of ends) {
+    let size = NODE_OVERHEAD_BYTES;
+    for (let i = start; i < end; i++) size += sizes[i]!;
+    nodes.push(new MemNode(level, entries.slice(start, end), size));
+    start = end;
+  }
+  return nodes;
+}
+

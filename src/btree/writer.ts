@@ -1,0 +1,100 @@
+/**
+ * Writing a B+tree. put/del are buffered; the buffer is applied to the tree
+ * as one sorted batch (tree-update.ts) before anything walks the tree (scan,
+ * isEmpty, diff) and at flush, so many writes in one transaction cost one
+ * rebuild of the touched paths. get/has look in the buffer first.
+ * flush() writes the changed nodes as chunks, children first.
+ */
+import type { ReadonlyJSONValue } from '../../protocol/json';
+import type { DagWrite, Hash } from '../dag/types';
+import { compareUTF8 } from './compare';
+import { MemNode, chunkData, emptyLeaf, rememberWrittenNode, type InternalEntry } from './node';
+import { BTreeRead } from './reader';
+import { DELETED, updateTree, type Op } from './tree-update';
+import type { BTreeWriter } from './types';
+
+type Pending = Map<string, ReadonlyJSONValue | typeof DELETED>;
+
+export class BTreeWrite extends BTreeRead implements BTreeWriter {
+  readonly #dag: DagWrite;
+  #pending: Pending = new Map();
+  /** A batch being applied: still visible to get/has until the new root is in place. */
+  #applying: Pending | undefined;
+  #settling: Promise<void> | undefined;
+
+  constructor(dag: DagWrite, root: Hash | undefined) {
+    super(dag, root ?? emptyLeaf());
+    this.#dag = dag;
+  }
+
+  override async get(key: string): Promise<ReadonlyJSONValue | undefined> {
+    let v = this.#pending.get(key);
+    if (v === undefined && this.#applying !== undefined) v = this.#applying.get(key);
+    if (v !== undefined) return v === DELETED ? undefined : v;
+    if (this.#settling !== undefined) await this.#settling;
+    return this.getFromTree(key);
+  }
+
+  async put(key: string, value: ReadonlyJSONValue): Promise<void> {
+    this.#pending.set(key, value);
+  }
+
+  async del(key: string): Promise<boolean> {
+    const existed = await this.has(key);
+    if (existed) this.#pending.set(key, DELETED);
+    return existed;
+  }
+
+  async clear(): Promise<void> {
+    if (this.#settling !== undefined) await this.#settling;
+    this.#pending = new Map();
+    this.setRoot(emptyLeaf());
+  }
+
+  async flush(): Promise<Hash> {
+    await this.settle();
+    const root = this.root;
+    if (typeof root === 'string') return root;
+    const hash = await this.#write(root);
+    if (this.root === root) this.setRoot(hash);
+    return hash;
+  }
+
+  protected override async settle(): Promise<void> {
+    while (this.#settling !== undefined) await this.#settling;
+    if (this.#pending.size === 0) return;
+    const batch = this.#pending;
+    this.#pending = new Map();
+    this.#applying = batch;
+    const keys = [...batch.keys()].sort(compareUTF8);
+    const ops: Op[] = new Array(keys.length);
+    for (let i = 0; i < keys.length; i++) ops[i] = [keys[i]!, batch.get(keys[i]!)!];
+    this.#settling = (async () => {
+      try {
+        this.setRoot(await updateTree((c) => this.load(c), this.root, ops));
+      } finally {
+        this.#applying = undefined;
+        this.#settling = undefined;
+      }
+    })();
+    await this.#settling;
+  }
+
+  async #write(node: MemNode): Promise<Hash> {
+    let entries = node.entries;
+    const refs: Hash[] = [];
+    if (node.level > 0) {
+      const internal = entries as readonly InternalEntry[];
+      const written = await Promise.all(internal.map(([, c]) => (typeof c === 'string' ? c : this.#write(c))));
+      let same = true;
+      for (let i = 0; i < internal.length; i++) if (written[i] !== internal[i]![1]) same = false;
+      if (!same) entries = internal.map(([k], i) => [k, written[i]!] as const);
+      refs.push(...written);
+    }
+    const chunk = this.#dag.createChunk(chunkData(node.level, entries), refs);
+    await this.#dag.putChunk(chunk);
+    rememberWrittenNode(chunk, node.level, entries, node.size);
+    return chunk.hash;
+  }
+}
+
