@@ -27,7 +27,7 @@ import { ensureIndexes } from './reindex';
 import type { KeyCompare } from './scan-options';
 import { makeStoreChange } from './store-change';
 import { Subscriptions, type StoreChange, type SubscribeOptions } from './subscriptions';
-import type { IndexKey, MutatorDefs, MutatorImpl, ReadTransaction } from './transaction-types';
+import type { IndexKey, MutatorDefs, ReadTransaction } from './transaction-types';
 import { Watchers, type WatchCallback, type WatchOptions } from './watch';
 import type { BTreeReader, BTreeWriter } from '../btree/types';
 import type { DagRead } from '../dag/types';
@@ -148,14 +148,20 @@ export class Database {
 
   /** Adopts a new head; `locals` are its local commits on top of `snapshot`. */
   setHead(head: Commit, snapshot: Commit<SnapshotCommitData>, locals: readonly Commit<LocalCommitData>[]): void {
-    this.head = head;
-    this.headIndexRoots = new Map(head.data.indexes.map((ix) => [ix.name, ix.valueHash]));
+    this.moveHead(head);
     this.snapshot = snapshot;
     const acked = snapshot.data.lastMutationIDs;
     this.pending = locals.filter((c) => c.data.mutationID > (acked[c.data.clientID] ?? 0)).map(toPending);
     let last = acked[this.clientID] ?? 0;
     for (const c of locals) if (c.data.clientID === this.clientID && c.data.mutationID > last) last = c.data.mutationID;
     this.nextID = Math.max(this.nextID, last + 1);
+  }
+
+  private moveHead(head: Commit): void {
+    if (this.head === undefined || this.head.data.indexes !== head.data.indexes) {
+      this.headIndexRoots = new Map(head.data.indexes.map((ix) => [ix.name, ix.valueHash]));
+    }
+    this.head = head;
   }
 
   get headCommit(): Commit {
@@ -203,7 +209,7 @@ export class Database {
     this.writtenKeys.set(hash, [...changes.keys()]);
   }
 
-  mutatorFor(name: string): MutatorImpl | undefined {
+  mutatorFor(name: string): MutatorDefs[string] | undefined {
     return Object.prototype.hasOwnProperty.call(this.mutators, name) ? this.mutators[name] : undefined;
   }
 
@@ -226,7 +232,7 @@ export class Database {
         const out = await runMutation(dag, basis, input, mutator, 'initial', this.ctx);
         await dag.setHead(this.headName, out.commit.hash);
         await dag.commit();
-        this.head = out.commit;
+        this.moveHead(out.commit);
         this.nextID = id + 1;
         this.pending.push(toPending(out.commit));
         this.rememberWrittenKeys(out.commit.hash, out.changes);

@@ -5,7 +5,7 @@ import type { ChangeMap } from './change-set';
 import { newCommitChunk, type Commit, type CommitData, type IndexRecord, type LocalCommitData } from './commit';
 import type { DbContext } from './db-context';
 import { MapReaders } from './map-access';
-import type { MutatorImpl, TransactionReason } from './transaction-types';
+import type { MutatorDefs, TransactionReason } from './transaction-types';
 import { WriteTransactionImpl } from './write-transaction';
 
 export interface MutationInput {
@@ -58,7 +58,7 @@ export async function runMutation(
   dag: DagWrite,
   basis: Commit,
   input: MutationInput,
-  mutator: MutatorImpl | undefined,
+  mutator: MutatorDefs[string] | undefined,
   reason: TransactionReason,
   ctx: DbContext,
 ): Promise<MutationOutcome> {

@@ -3,7 +3,7 @@ import type { ChangeMap } from './change-set';
 import type { Commit, LocalCommitData, SnapshotCommitData } from './commit';
 import type { DbContext } from './db-context';
 import { runMutation } from './mutation-runner';
-import type { MutatorImpl } from './transaction-types';
+import type { MutatorDefs } from './transaction-types';
 
 export interface RebaseResult {
   readonly head: Commit;
@@ -21,7 +21,7 @@ export async function rebaseLocals(
   dag: DagWrite,
   snapshot: Commit<SnapshotCommitData>,
   locals: readonly Commit<LocalCommitData>[],
-  mutatorFor: (name: string) => MutatorImpl | undefined,
+  mutatorFor: (name: string) => MutatorDefs[string] | undefined,
   ctx: DbContext,
 ): Promise<RebaseResult> {
   const acked = snapshot.data.lastMutationIDs;

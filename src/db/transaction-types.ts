@@ -69,4 +69,6 @@ export interface WriteTransaction extends ReadTransaction {
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type MutatorImpl<Args = any, Return = void> = (tx: WriteTransaction, args: Args) => Return | Promise<Return>;
 
-export type MutatorDefs = Record<string, MutatorImpl>;
+/** A mutator may return a value: `mutate` resolves to it. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type MutatorDefs = Record<string, MutatorImpl<any, unknown>>;

@@ -1,0 +1,160 @@
+import type { ReadonlyJSONValue } from '../../protocol/json';
+import { readBTree, writeBTree } from '../btree/btree';
+import { compareUTF8 } from '../btree/compare';
+import { newHashFactory } from '../dag/hash';
+import { LazyDagStore } from '../dag/lazy-store';
+import { PersistScheduler, type SchedulerTimers } from '../dag/persist-scheduler';
+import { PersistentDagStore } from '../dag/store';
+import { openStore } from '../kv/idb-store';
+import type { KvStore } from '../kv/types';
+import { applyServerUpdate } from '../sync/apply-server-update';
+import type { PendingMutation, ServerUpdate } from '../sync/server-update';
+import { Database } from './database';
+import type { IndexDefinitions } from './index-definition';
+import type { StoreLogger } from './logger';
+import { defaultClock, defaultLogger, defaultRandom, defaultTimers } from './store-defaults';
+import type { SubscribeOptions } from './subscriptions';
+import type { MutatorDefs, ReadTransaction } from './transaction-types';
+import type { WatchCallback, WatchOptions } from './watch';
+
+export interface CreateStoreOptions {
+  /** Where the data lives. When absent, the IndexedDB database `name` is opened. */
+  kvStore?: KvStore;
+  /** The IndexedDB database name (required without `kvStore`). */
+  name?: string;
+  /** The IndexedDB to use with `name`. @default globalThis.indexedDB */
+  idbFactory?: IDBFactory;
+  clientID: string;
+  /** @default {} */
+  mutators?: MutatorDefs;
+  /** Secondary indexes by name. @default {} */
+  indexes?: IndexDefinitions;
+  /** Timestamps of mutations, persist spacing. @default Date.now */
+  clock?: () => number;
+  /** Timers of the background persist. @default the global setTimeout/clearTimeout */
+  timers?: SchedulerTimers;
+  /** Random source for chunk hashes. @default Math.random */
+  random?: () => number;
+  /** @default console */
+  logger?: StoreLogger;
+  /** Called after each local mutation is committed (the pusher listens). */
+  onLocalMutation?: () => void;
+  /** The head holding this store's local view. @default 'main' */
+  headName?: string;
+}
+
+/** The local store the client wires to its connection. */
+export interface Store {
+  readonly clientID: string;
+  mutate<R = unknown>(name: string, args?: unknown): Promise<R>;
+  query<R>(body: (tx: ReadTransaction) => Promise<R> | R): Promise<R>;
+  subscribe<R>(body: (tx: ReadTransaction) => Promise<R> | R, options: SubscribeOptions<R>): () => void;
+  experimentalWatch(callback: WatchCallback, options?: WatchOptions): () => void;
+  applyServerUpdate(update: ServerUpdate): Promise<void>;
+  /** Mutations the server has not acknowledged, in order. */
+  pendingMutations(): PendingMutation[];
+  /** The cookie of the last applied server state; null before any. */
+  readonly cookie: ReadonlyJSONValue;
+  /** The last mutation id of this client the server acknowledged (the connect URL's lmid). */
+  readonly lastMutationID: number;
+  /** Writes what is only in memory to the kv store now. */
+  persist(): Promise<void>;
+  /** Persists, ends subscriptions and closes the kv store. */
+  close(): Promise<void>;
+  readonly closed: boolean;
+}
+
+export async function createStore(options: CreateStoreOptions): Promise<Store> {
+  const logger = options.logger ?? defaultLogger;
+  const clock = options.clock ?? defaultClock;
+  const kv =
+    options.kvStore ?? (await openStore(options.name ?? '', { logger, ...(options.idbFactory ? { idbFactory: options.idbFactory } : {}) }));
+  let scheduler: PersistScheduler | undefined;
+  const createHash = newHashFactory(options.random ?? defaultRandom);
+  const lazy = new LazyDagStore(new PersistentDagStore(kv, { createHash }), {
+    createHash,
+    onCommit: () => scheduler?.schedule(),
+  });
+  scheduler = new PersistScheduler(() => lazy.persist(), {
+    timers: options.timers ?? defaultTimers,
+    clock: { now: clock },
+    onError: (e) => logger.error('Background persist failed', e),
+  });
+  const db = await Database.open({
+    dag: lazy,
+    clientID: options.clientID,
+    mutators: options.mutators ?? {},
+    indexes: options.indexes,
+    clock,
+    logger,
+    compare: compareUTF8,
+    readTree: readBTree,
+    writeTree: writeBTree,
+    headName: options.headName,
+    onLocalMutation: options.onLocalMutation,
+  });
+  return new StoreImpl(db, lazy, scheduler);
+}
+
+class StoreImpl implements Store {
+  constructor(
+    private readonly db: Database,
+    private readonly dag: LazyDagStore,
+    private readonly scheduler: PersistScheduler,
+  ) {}
+
+  get clientID(): string {
+    return this.db.clientID;
+  }
+
+  mutate<R = unknown>(name: string, args?: unknown): Promise<R> {
+    return this.db.mutate(name, args) as Promise<R>;
+  }
+
+  query<R>(body: (tx: ReadTransaction) => Promise<R> | R): Promise<R> {
+    return this.db.query(body);
+  }
+
+  subscribe<R>(body: (tx: ReadTransaction) => Promise<R> | R, options: SubscribeOptions<R>): () => void {
+    return this.db.subscribe(body, options);
+  }
+
+  experimentalWatch(callback: WatchCallback, options?: WatchOptions): () => void {
+    return this.db.experimentalWatch(callback, options);
+  }
+
+  applyServerUpdate(update: ServerUpdate): Promise<void> {
+    return applyServerUpdate(this.db, update);
+  }
+
+  pendingMutations(): PendingMutation[] {
+    return this.db.pendingMutations();
+  }
+
+  get cookie(): ReadonlyJSONValue {
+    return this.db.cookie;
+  }
+
+  get lastMutationID(): number {
+    return this.db.lastMutationID;
+  }
+
+  get closed(): boolean {
+    return this.db.isClosed;
+  }
+
+  persist(): Promise<void> {
+    return this.scheduler.flush();
+  }
+
+  async close(): Promise<void> {
+    if (this.db.isClosed) return;
+    await this.db.close();
+    try {
+      await this.scheduler.flush();
+    } finally {
+      this.scheduler.close();
+      await this.dag.close();
+    }
+  }
+}

@@ -1,0 +1,184 @@
+import { describe, expect, it } from 'vitest';
+import { makeTestStore } from '../db/test-helpers';
+import type { WriteTransaction } from '../db/transaction-types';
+import { OverlappingSyncError, UnexpectedBaseCookieError, WrongSyncHeadError } from './errors';
+import { createStore } from '../db/store';
+import { MemoryStore } from '../kv/memory-store';
+
+const entries = (store: Awaited<ReturnType<typeof makeTestStore>>['store']) =>
+  store.query((tx) => tx.scan().entries().toArray());
+
+describe('applyServerUpdate', () => {
+  it('applies a patch on top of the matching base cookie and moves the cookie', async () => {
+    const { store } = await makeTestStore();
+    expect(store.cookie).toBe(null);
+    await store.applyServerUpdate({
+      baseCookie: null,
+      cookie: 1,
+      lastMutationIDChanges: {},
+      patch: [
+        { op: 'put', key: 'a', value: 1 },
+        { op: 'put', key: 'b', value: { x: [1] } },
+      ],
+    });
+    expect(store.cookie).toBe(1);
+    await store.applyServerUpdate({ baseCookie: 1, cookie: 2, lastMutationIDChanges: {}, patch: [{ op: 'del', key: 'a' }] });
+    expect(await entries(store)).toEqual([['b', { x: [1] }]]);
+    await store.applyServerUpdate({
+      baseCookie: 2,
+      cookie: 3,
+      lastMutationIDChanges: {},
+      patch: [{ op: 'clear' }, { op: 'put', key: 'c', value: true }],
+    });
+    expect(await entries(store)).toEqual([['c', true]]);
+  });
+
+  it('refuses an update whose base cookie is not the local cookie', async () => {
+    const { store } = await makeTestStore();
+    const err = await store
+      .applyServerUpdate({ baseCookie: 5, cookie: 6, lastMutationIDChanges: {}, patch: [{ op: 'put', key: 'a', value: 1 }] })
+      .catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(UnexpectedBaseCookieError);
+    expect((err as UnexpectedBaseCookieError).kind).toBe('UnexpectedBaseCookie');
+    expect(store.cookie).toBe(null);
+    expect(await entries(store)).toEqual([]);
+  });
+
+  it('refuses a concurrent application with "Overlapping sync"', async () => {
+    const { store } = await makeTestStore();
+    const first = store.applyServerUpdate({ baseCookie: null, cookie: 1, lastMutationIDChanges: {}, patch: [] });
+    const second = store.applyServerUpdate({ baseCookie: null, cookie: 1, lastMutationIDChanges: {}, patch: [] });
+    await expect(second).rejects.toThrow(OverlappingSyncError);
+    await expect(second).rejects.toThrow('Overlapping sync');
+    await first;
+    expect(store.cookie).toBe(1);
+  });
+
+  it('drops acknowledged mutations and replays the rest with reason rebase', async () => {
+    const reasons: string[] = [];
+    const { store } = await makeTestStore({
+      mutators: {
+        append: async (tx: WriteTransaction, s: string) => {
+          reasons.push(`${tx.mutationID}:${tx.reason}`);
+          await tx.put('log', `${(await tx.get('log')) ?? ''}${s}`);
+        },
+      },
+    });
+    await store.mutate('append', 'a');
+    await store.mutate('append', 'b');
+    await store.mutate('append', 'c');
+    expect(store.lastMutationID).toBe(0);
+    await store.applyServerUpdate({
+      baseCookie: null,
+      cookie: 1,
+      lastMutationIDChanges: { c1: 1 },
+      patch: [{ op: 'put', key: 'log', value: 'S' }],
+    });
+    expect(await store.query((tx) => tx.get('log'))).toBe('Sbc');
+    expect(store.pendingMutations().map((m) => m.id)).toEqual([2, 3]);
+    expect(store.lastMutationID).toBe(1);
+    expect(reasons).toEqual(['1:initial', '2:initial', '3:initial', '2:rebase', '3:rebase']);
+    await store.mutate('append', 'd');
+    expect(store.pendingMutations().map((m) => m.id)).toEqual([2, 3, 4]);
+  });
+
+  it('ignores a lower lastMutationID, with the SPEC log line', async () => {
+    const { store, logger } = await makeTestStore();
+    await store.mutate('put', { key: 'a', value: 1 });
+    await store.mutate('put', { key: 'b', value: 1 });
+    await store.applyServerUpdate({ baseCookie: null, cookie: 1, lastMutationIDChanges: { c1: 2 }, patch: [] });
+    expect(store.pendingMutations()).toEqual([]);
+    await store.applyServerUpdate({ baseCookie: 1, cookie: 2, lastMutationIDChanges: { c1: 1 }, patch: [] });
+    expect(store.lastMutationID).toBe(2);
+    expect(logger.errors.some((m) => m.startsWith('Received lastMutationID 1 is < than last snapshot'))).toBe(true);
+  });
+
+  it('a mutator missing at replay is logged and skipped; the mutation stays pending', async () => {
+    const kv = new MemoryStore('missing-mutator');
+    const { store } = await makeTestStore({ kvStore: kv });
+    await store.mutate('put', { key: 'a', value: 1 });
+    await store.close();
+    const { store: reopened, logger } = await makeTestStore({ kvStore: new MemoryStore('missing-mutator'), mutators: {} });
+    await reopened.applyServerUpdate({ baseCookie: null, cookie: 1, lastMutationIDChanges: {}, patch: [{ op: 'put', key: 'b', value: 2 }] });
+    expect(logger.errors.some((m) => m.includes('no mutator named put'))).toBe(true);
+    expect(await reopened.query((tx) => tx.scan().entries().toArray())).toEqual([['b', 2]]);
+    expect(reopened.pendingMutations().map((m) => m.id)).toEqual([1]);
+  });
+
+  it('fires subscriptions once with one consistent state', async () => {
+    const { store } = await makeTestStore();
+    await store.mutate('put', { key: 'a', value: 'local' });
+    const seen: unknown[] = [];
+    store.subscribe((tx) => tx.scan().entries().toArray(), { onData: (d) => seen.push(d) });
+    await new Promise((r) => setImmediate(r));
+    await store.applyServerUpdate({
+      baseCookie: null,
+      cookie: 1,
+      lastMutationIDChanges: { c1: 1 },
+      patch: [
+        { op: 'put', key: 'a', value: 'server' },
+        { op: 'put', key: 'b', value: 'server' },
+      ],
+    });
+    expect(seen).toEqual([
+      [['a', 'local']],
+      [
+        ['a', 'server'],
+        ['b', 'server'],
+      ],
+    ]);
+  });
+
+  it('a sync head moved under us is "Wrong sync head"', async () => {
+    const { beginSync } = await import('./begin-sync');
+    const { endSync } = await import('./end-sync');
+    const { Database } = await import('../db/database');
+    const { SYNC_HEAD } = await import('../db/commit');
+    const { readBTree, writeBTree } = await import('../btree/btree');
+    const { compareUTF8 } = await import('../btree/compare');
+    const { LazyDagStore } = await import('../dag/lazy-store');
+    const { PersistentDagStore } = await import('../dag/store');
+    const dag = new LazyDagStore(new PersistentDagStore(new MemoryStore('wrong-sync-head')));
+    const db = await Database.open({
+      dag,
+      clientID: 'c1',
+      mutators: {},
+      clock: () => 0,
+      logger: { error() {}, warn() {} },
+      compare: compareUTF8,
+      readTree: readBTree,
+      writeTree: writeBTree,
+    });
+    const start = await beginSync(db, { baseCookie: null, cookie: 1, lastMutationIDChanges: {}, patch: [] });
+    await dag.withWrite(async (w) => {
+      await w.setHead(SYNC_HEAD, db.headCommit.hash);
+      await w.commit();
+    });
+    await expect(endSync(db, start)).rejects.toThrow(WrongSyncHeadError);
+    await expect(endSync(db, start)).rejects.toThrow('Wrong sync head');
+    expect(db.cookie).toBe(null);
+  });
+
+  it('keeps mutations made between the two halves of a sync', async () => {
+    const { beginSync } = await import('./begin-sync');
+    const { endSync } = await import('./end-sync');
+    const { store } = await makeTestStore();
+    const db = (store as unknown as { db: import('../db/database').Database }).db;
+    const start = await beginSync(db, { baseCookie: null, cookie: 1, lastMutationIDChanges: {}, patch: [{ op: 'put', key: 's', value: 1 }] });
+    await store.mutate('put', { key: 'l', value: 2 });
+    await endSync(db, start);
+    expect(await store.query((tx) => tx.scan().entries().toArray())).toEqual([
+      ['l', 2],
+      ['s', 1],
+    ]);
+    expect(store.pendingMutations().map((m) => m.id)).toEqual([1]);
+  });
+});
+
+describe('createStore', () => {
+  it('requires a name without a kv store', async () => {
+    await expect(createStore({ clientID: 'c', logger: { error() {}, warn() {} } })).rejects.toThrow(
+      'name is required and must be non-empty',
+    );
+  });
+});
