@@ -1,0 +1,95 @@
+/**
+ * Runs in real Chromium: the storage layers over the browser's own IndexedDB.
+ * Each function is one step; the test reloads the page between steps.
+ */
+import { createStore } from '../src/db/store';
+import { openStore } from '../src/kv/idb-store';
+import type { WriteTransaction } from '../src/db/transaction-types';
+
+const mutators = {
+  async put(tx: WriteTransaction, { key, value }: { key: string; value: unknown }) {
+    await tx.put(key, value as never);
+  },
+};
+
+const silent = { error() {}, warn() {}, info() {}, debug() {} };
+const warnings: string[] = [];
+const recordingLogger = { ...silent, warn: (...args: unknown[]) => void warnings.push(args.map(String).join(' ')) };
+
+const steps = {
+  async writeMutations(name: string, count: number, valueBytes: number) {
+    const store = await createStore({ name, clientID: 'client-1', mutators, logger: silent });
+    for (let i = 0; i < count; i++) {
+      await store.mutate('put', { key: `item/${String(i).padStart(5, '0')}`, value: { i, text: 'x'.repeat(valueBytes) } });
+    }
+    await store.close();
+  },
+
+  async readBack(name: string) {
+    const store = await createStore({ name, clientID: 'client-1', mutators, logger: silent });
+    const keys = await store.query((tx) => tx.scan({ prefix: 'item/' }).keys().toArray());
+    const first = await store.query((tx) => tx.get('item/00000'));
+    const pending = store.pendingMutations().map((m) => m.id);
+    await store.close();
+    return { keys: keys.length, lastKey: keys.at(-1), first, pending };
+  },
+
+  async acknowledgeSome(name: string, upTo: number) {
+    const store = await createStore({ name, clientID: 'client-1', mutators, logger: silent });
+    // The server's patch carries the effects of the mutations it acknowledges.
+    const acknowledged = store.pendingMutations().filter((m) => m.id <= upTo);
+    await store.applyServerUpdate({
+      baseCookie: store.cookie as number | null,
+      cookie: 1,
+      lastMutationIDChanges: { 'client-1': upTo },
+      patch: [
+        ...acknowledged.map((m) => ({ op: 'put' as const, ...(m.args as { key: string; value: never }) })),
+        { op: 'put', key: 'server/greeting', value: 'hello from the server' },
+      ],
+    });
+    await store.close();
+  },
+
+  async readServerState(name: string) {
+    const store = await createStore({ name, clientID: 'client-1', mutators, logger: silent });
+    const greeting = await store.query((tx) => tx.get('server/greeting'));
+    const result = { cookie: store.cookie, lmid: store.lastMutationID, pending: store.pendingMutations().length, greeting };
+    await store.close();
+    return result;
+  },
+
+  /** The database is deleted by someone else (another tab, the user) while open. */
+  async deletedUnderUs(name: string) {
+    const kv = await openStore(name, { logger: silent });
+    const write = await kv.write();
+    await write.put('k', 1);
+    await write.commit();
+    await new Promise<void>((resolve, reject) => {
+      const request = indexedDB.deleteDatabase(name);
+      request.onsuccess = () => resolve();
+      request.onerror = () => reject(request.error);
+    });
+    try {
+      const read = await kv.read();
+      const value = await read.get('k');
+      read.release();
+      return { error: null, value };
+    } catch (error) {
+      return { error: (error as Error).name, message: (error as Error).message };
+    }
+  },
+
+  /** Where IndexedDB cannot be opened at all (run in an opaque-origin frame), the store falls back to memory with a warning. */
+  async fallbackWhenUnavailable() {
+    const store = await openStore('unavailable', { logger: recordingLogger });
+    const write = await store.write();
+    await write.put('k', 'v');
+    await write.commit();
+    const read = await store.read();
+    const value = await read.get('k');
+    read.release();
+    return { value, warned: warnings.length > 0 };
+  },
+};
+
+Object.assign(window, { steps });

@@ -1,0 +1,79 @@
+import { resolve } from 'node:path';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { chromiumAvailable, launchChromium, SKIP_REASON } from './chromium';
+import { serveBundle, type ServedBundle } from './serve-bundle';
+
+type Steps = Record<string, (...args: unknown[]) => Promise<unknown>>;
+
+describe.skipIf(!chromiumAvailable)(`storage in real Chromium${chromiumAvailable ? '' : ` (skipped: ${SKIP_REASON})`}`, () => {
+  let browser: Browser;
+  let served: ServedBundle;
+  let context: BrowserContext;
+  let page: Page;
+
+  beforeAll(async () => {
+    served = await serveBundle(resolve(import.meta.dirname, 'storage-entry.ts'));
+    browser = await launchChromium();
+    context = await browser.newContext();
+    page = await context.newPage();
+  }, 60_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await served?.close();
+  });
+
+  /** A fresh page load, so nothing survives in memory: only what IndexedDB kept. */
+  async function reload(): Promise<void> {
+    await page.goto(served.url);
+    await page.waitForFunction(() => 'steps' in window);
+  }
+
+  function step<T>(name: string, ...args: unknown[]): Promise<T> {
+    return page.evaluate(
+      ([stepName, stepArgs]) => (window as unknown as { steps: Steps }).steps[stepName as string]!(...(stepArgs as unknown[])),
+      [name, args] as const,
+    ) as Promise<T>;
+  }
+
+  it('keeps data and pending mutations across page loads', async () => {
+    await reload();
+    await step('writeMutations', 'persist-1', 300, 1000);
+    await reload();
+    const back = await step<{ keys: number; lastKey: string; first: { i: number }; pending: number[] }>('readBack', 'persist-1');
+    expect(back.keys).toBe(300);
+    expect(back.lastKey).toBe('item/00299');
+    expect(back.first.i).toBe(0);
+    expect(back.pending).toEqual(Array.from({ length: 300 }, (_, i) => i + 1));
+  });
+
+  it('keeps applied server state and drops acknowledged mutations across page loads', async () => {
+    await reload();
+    await step('writeMutations', 'persist-2', 10, 10);
+    await reload();
+    await step('acknowledgeSome', 'persist-2', 4);
+    await reload();
+    expect(await step('readServerState', 'persist-2')).toEqual({ cookie: 1, lmid: 4, pending: 6, greeting: 'hello from the server' });
+    const back = await step<{ keys: number; pending: number[] }>('readBack', 'persist-2');
+    expect(back.keys).toBe(10);
+    expect(back.pending).toEqual([5, 6, 7, 8, 9, 10]);
+  });
+
+  it('reports a database deleted under it as a typed error', async () => {
+    await reload();
+    const result = await step<{ error: string | null; message?: string }>('deletedUnderUs', 'deleted-1');
+    expect(result.error).toBe('StoreClosedError');
+  });
+
+  it('falls back to memory with a warning where IndexedDB cannot be opened', async () => {
+    await reload();
+    await page.setContent(
+      `<iframe sandbox="allow-scripts" srcdoc='<script type="module" src="${served.url}bundle.js"></script>'></iframe>`,
+    );
+    const frame = page.frames().find((f) => f !== page.mainFrame())!;
+    await frame.waitForFunction(() => 'steps' in window);
+    const result = await frame.evaluate(() => (window as unknown as { steps: Steps }).steps.fallbackWhenUnavailable!());
+    expect(result).toEqual({ value: 'v', warned: true });
+  });
+});
