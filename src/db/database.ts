@@ -46,8 +46,6 @@ export interface DatabaseOptions {
   readonly headName?: string | undefined;
   /** Called after every local mutation is committed (the pusher listens). */
   readonly onLocalMutation?: (() => void) | undefined;
-  /** Called after every change of the head (the persist scheduler listens). */
-  readonly onCommit?: (() => void) | undefined;
 }
 
 /**
@@ -69,7 +67,6 @@ export class Database {
   private readonly clock: () => number;
   private readonly indexByName: ReadonlyMap<string, CompiledIndex>;
   private readonly onLocalMutation: (() => void) | undefined;
-  private readonly onCommit: (() => void) | undefined;
   private closed = false;
   private head!: Commit;
   private headIndexRoots!: ReadonlyMap<string, Hash>;
@@ -87,7 +84,6 @@ export class Database {
     this.mutators = opts.mutators;
     this.clock = opts.clock;
     this.onLocalMutation = opts.onLocalMutation;
-    this.onCommit = opts.onCommit;
     const indexes = Object.entries(opts.indexes ?? {}).map(([name, def]) => compileIndex(name, def));
     this.indexByName = new Map(indexes.map((ix) => [ix.name, ix]));
     const logger = opts.logger;
@@ -243,7 +239,6 @@ export class Database {
         dag.release();
       }
     });
-    this.onCommit?.();
     this.onLocalMutation?.();
     await this.subscriptions.fire(change);
     return result;
@@ -262,7 +257,6 @@ export class Database {
   ): void {
     this.setHead(head, snapshot, locals);
     this.watchers.notify(change);
-    this.onCommit?.();
   }
 
   query<R>(body: (tx: ReadTransaction) => Promise<R> | R): Promise<R> {

@@ -105,6 +105,31 @@ describe('applyServerUpdate', () => {
     expect(reopened.pendingMutations().map((m) => m.id)).toEqual([1]);
   });
 
+  it('a mutator throwing at replay is logged; its mutation stays pending and changes nothing', async () => {
+    const { store, logger } = await makeTestStore({
+      mutators: {
+        fragile: async (tx: WriteTransaction) => {
+          if (tx.reason === 'rebase') throw new Error('cannot replay');
+          await tx.put('f', 1);
+        },
+      },
+    });
+    await store.mutate('fragile');
+    await store.applyServerUpdate({ baseCookie: null, cookie: 1, lastMutationIDChanges: {}, patch: [] });
+    expect(logger.errors.some((m) => m.includes('threw while replaying'))).toBe(true);
+    expect(await store.query((tx) => tx.has('f'))).toBe(false);
+    expect(store.pendingMutations().map((m) => m.id)).toEqual([1]);
+  });
+
+  it('tells the pusher about each local mutation', async () => {
+    let calls = 0;
+    const { store } = await makeTestStore({ onLocalMutation: () => calls++ });
+    await store.mutate('put', { key: 'a', value: 1 });
+    await store.applyServerUpdate({ baseCookie: null, cookie: 1, lastMutationIDChanges: {}, patch: [] });
+    await store.mutate('put', { key: 'b', value: 1 });
+    expect(calls).toBe(2);
+  });
+
   it('fires subscriptions once with one consistent state', async () => {
     const { store } = await makeTestStore();
     await store.mutate('put', { key: 'a', value: 'local' });
