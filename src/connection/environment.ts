@@ -1,3 +1,5 @@
+import type { SocketConstructor } from './socket';
+
 /** Time as the connection reads it. */
 export interface Clock {
   /** Wall-clock milliseconds since the epoch (push and mutation timestamps). */
@@ -26,4 +28,14 @@ export interface VisibilitySource {
 export interface NetworkSource {
   readonly online: boolean;
   subscribe(listener: (online: boolean) => void): () => void;
+}
+
+/** Every piece of the outside world the connection touches. Bound to the browser or Node in default-environment.ts. */
+export interface ConnectionEnvironment {
+  readonly clock: Clock;
+  readonly timers: Timers;
+  readonly random: RandomSource;
+  readonly WebSocket: SocketConstructor;
+  readonly visibility: VisibilitySource;
+  readonly network: NetworkSource;
 }

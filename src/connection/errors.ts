@@ -1,20 +1,22 @@
 import type { ErrorKind } from '../protocol/generated/types';
 
-/** Why a socket went away: a protocol error kind, or a client-side condition. */
-export type DisconnectReason =
+/** What went wrong: a protocol error kind, or a client-side condition. */
+export type ConnectionErrorKind =
   | ErrorKind
   | 'CleanClose'
   | 'AbruptClose'
   | 'Hidden'
   | 'PushFailed'
+  | 'PokeFailed'
+  | 'NotConnected'
   | 'ClientStateNotFound'
   | 'ClientClosed';
 
 /** Base of the connection's errors. Switch on `kind`. */
 export class ConnectionError extends Error {
-  readonly kind: DisconnectReason;
+  readonly kind: ConnectionErrorKind;
 
-  constructor(kind: DisconnectReason, message: string, options?: { cause?: unknown }) {
+  constructor(kind: ConnectionErrorKind, message: string, options?: { cause?: unknown }) {
     super(message, options);
     this.name = 'ConnectionError';
     this.kind = kind;
@@ -49,12 +51,20 @@ export function serverError(kind: ErrorKind, message: string): ServerError {
   return isAuthErrorKind(kind) ? new AuthError(kind, message) : new ServerError(kind, message);
 }
 
-/** No `connected` in time, or no pong in time. */
-export class TimeoutError extends ConnectionError {
-  declare readonly kind: 'ConnectTimeout' | 'PingTimeout';
+type TimeoutKind = 'ConnectTimeout' | 'PingTimeout' | 'PullTimeout';
 
-  constructor(kind: 'ConnectTimeout' | 'PingTimeout') {
-    super(kind, kind === 'ConnectTimeout' ? 'Timed out waiting for the server to connect' : 'Timed out waiting for a pong');
+const TIMEOUT_MESSAGES: Readonly<Record<TimeoutKind, string>> = {
+  ConnectTimeout: 'Timed out waiting for the server to connect',
+  PingTimeout: 'Timed out waiting for a pong',
+  PullTimeout: 'Timed out waiting for a pull response',
+};
+
+/** No `connected`, pong or pull response in time. */
+export class TimeoutError extends ConnectionError {
+  declare readonly kind: TimeoutKind;
+
+  constructor(kind: TimeoutKind) {
+    super(kind, TIMEOUT_MESSAGES[kind]);
     this.name = 'TimeoutError';
   }
 }
@@ -91,9 +101,19 @@ export class PushError extends ConnectionError {
   }
 }
 
+/** Applying a poke to the store failed for another reason than its order. */
+export class PokeError extends ConnectionError {
+  declare readonly kind: 'PokeFailed';
+
+  constructor(options?: { cause?: unknown }) {
+    super('PokeFailed', 'Failed to apply a poke', options);
+    this.name = 'PokeError';
+  }
+}
+
 /** A mutation-recovery pull failed: `reason` says why (PullTimeout, a disconnect, …). */
 export class PullError extends ConnectionError {
-  constructor(reason: DisconnectReason, options?: { cause?: unknown }) {
+  constructor(reason: ConnectionErrorKind, options?: { cause?: unknown }) {
     super(reason, 'Failed to pull', options);
     this.name = 'PullError';
   }

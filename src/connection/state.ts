@@ -1,4 +1,4 @@
-import type { DisconnectReason } from './errors';
+import type { ConnectionErrorKind } from './errors';
 
 export type Phase = 'disconnected' | 'connecting' | 'connected' | 'closed';
 
@@ -41,7 +41,7 @@ export interface ConnectionState {
   readonly authFailures: number;
   /** Monotonic time the current connect attempt started. */
   readonly attemptStartedAt: number;
-  readonly lastDisconnectReason: DisconnectReason | null;
+  readonly lastDisconnectReason: ConnectionErrorKind | null;
 }
 
 export function initialState(visible: boolean, networkOnline: boolean): ConnectionState {

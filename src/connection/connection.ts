@@ -1,0 +1,459 @@
+import { PUSH_VERSION, REFLECT_PUSH_DELAY_MS } from '../../protocol/constants';
+import { silentLogger, type Logger } from '../logging/logger';
+import { ConnectionMetrics } from '../metrics/connection-metrics';
+import { noopMetrics, type Metrics } from '../metrics/metrics';
+import { decodeDownstream, encodeUpstream } from '../protocol/codec';
+import { buildConnectURL, encodeAuthSubprotocol } from '../protocol/connect-request';
+import type { PokeBody, PullResponseBody } from '../protocol/generated/types';
+import type { Upstream } from '../protocol/messages';
+import { InvalidMessageError } from '../protocol/protocol-error';
+import { obtainToken, type AuthOption } from './auth';
+import type { ConnectionEffect } from './effects';
+import type { ConnectionEnvironment } from './environment';
+import {
+  ClientClosedError,
+  ClientGroupUnknownError,
+  ConnectionError,
+  PokeError,
+  PullError,
+  PushError,
+  TimeoutError,
+  UnexpectedBaseCookieError,
+} from './errors';
+import type { ConnectionEvent, TimerName } from './events';
+import { NamedTimers } from './named-timers';
+import { PokeQueue } from './poke-queue';
+import { PullRequests } from './pull-requests';
+import { PushTracker } from './pusher';
+import { randomID } from './random-id';
+import { NORMAL_CLOSURE, SOCKET_OPEN, type SocketLike } from './socket';
+import { initialState, type ConnectionState, type HaltReason, type Phase } from './state';
+import type { SyncTarget } from './sync-target';
+import { transition } from './transition';
+
+export interface UpdateNeededReason {
+  readonly type: 'VersionNotSupported';
+}
+
+export interface ConnectionOptions {
+  /** ws:// or wss:// origin of the sync server. */
+  readonly socketOrigin: string;
+  readonly clientID: string;
+  readonly clientGroupID: string;
+  readonly roomID: string;
+  readonly schemaVersion: string;
+  /** @default undefined (no token: the subprotocol is omitted) */
+  readonly auth?: AuthOption;
+  readonly syncTarget: SyncTarget;
+  readonly environment: ConnectionEnvironment;
+  /** @default a logger that writes nothing */
+  readonly logger?: Logger;
+  /** @default metrics that go nowhere */
+  readonly metrics?: Metrics;
+  /** Wait before pushing after a local mutation; 0 sends in the same microtask batch. @default REFLECT_PUSH_DELAY_MS */
+  readonly pushDelayMs?: number;
+  readonly onOnlineChange?: (online: boolean) => void;
+  readonly onUpdateNeeded?: (reason: UpdateNeededReason) => void;
+  readonly onClientStateNotFound?: () => void;
+}
+
+interface Deferred {
+  readonly promise: Promise<void>;
+  readonly resolve: () => void;
+  readonly reject: (error: unknown) => void;
+}
+
+interface OpenSocket {
+  readonly id: number;
+  readonly socket: SocketLike;
+  readonly logger: Logger;
+}
+
+/**
+ * The run loop around the pure state machine: feeds it events (one at a time,
+ * in order), performs its effects with the injected environment, and carries
+ * the data path: pushes, pokes and recovery pulls.
+ *
+ * Pushes: each flush sends every pending mutation not yet sent on this socket
+ * in ONE push frame, in id order (a batch; the protocol allows it). A new
+ * socket starts again from the first pending mutation.
+ */
+export class Connection {
+  readonly #options: ConnectionOptions;
+  readonly #env: ConnectionEnvironment;
+  readonly #logger: Logger;
+  readonly #metrics: ConnectionMetrics;
+  readonly #timers: NamedTimers<TimerName>;
+  readonly #pokes: PokeQueue;
+  readonly #pulls: PullRequests;
+  readonly #pushed = new PushTracker();
+  readonly #pushDelayMs: number;
+  readonly #unsubscribes: (() => void)[] = [];
+  #state: ConnectionState;
+  #events: ConnectionEvent[] = [];
+  #dispatching = false;
+  #socket: OpenSocket | null = null;
+  #attempt: Deferred | null = null;
+  #pushScheduled = false;
+  #haltError: Error | undefined;
+
+  constructor(options: ConnectionOptions) {
+    this.#options = options;
+    this.#env = options.environment;
+    this.#logger = (options.logger ?? silentLogger).withContext('clientID', options.clientID).withContext('roomID', options.roomID);
+    this.#metrics = new ConnectionMetrics(options.metrics ?? noopMetrics);
+    this.#timers = new NamedTimers(this.#env.timers);
+    this.#pokes = new PokeQueue((socketID, body) => this.#applyPoke(socketID, body));
+    this.#pulls = new PullRequests(this.#env.timers, (socketID) => {
+      if (this.#isCurrent(socketID)) this.#dispatch({ type: 'disconnect', error: new TimeoutError('PullTimeout') });
+    });
+    this.#pushDelayMs = options.pushDelayMs ?? REFLECT_PUSH_DELAY_MS;
+    this.#state = initialState(this.#env.visibility.visible, this.#env.network.online);
+    this.#unsubscribes.push(
+      this.#env.visibility.subscribe((visible) => this.#dispatch({ type: 'visibility', visible })),
+      this.#env.network.subscribe((online) => this.#dispatch({ type: 'network', online })),
+      options.syncTarget.onLocalMutation(() => this.#schedulePush()),
+    );
+  }
+
+  /** Starts connecting (when the page is visible). */
+  start(): void {
+    this.#dispatch({ type: 'start' });
+  }
+
+  /** Connects now: skips a back-off wait and resumes after the re-authentication cap. */
+  reconnect(): void {
+    this.#dispatch({ type: 'reconnect' });
+  }
+
+  /** Closes the socket for good and rejects whatever waits on it. */
+  close(): void {
+    this.#dispatch({ type: 'close' });
+  }
+
+  /** The store has no state for this client: stop syncing and tell the app. */
+  clientStateNotFound(): void {
+    this.#dispatch({ type: 'clientStateNotFound' });
+  }
+
+  get phase(): Phase {
+    return this.#state.phase;
+  }
+
+  /** True after a successful connect, false after a failure or disconnect. */
+  get online(): boolean {
+    return this.#state.online;
+  }
+
+  /** Why the client stopped connecting on its own, or null while it retries. */
+  get haltReason(): HaltReason | null {
+    return this.#state.halt;
+  }
+
+  get haltError(): Error | undefined {
+    return this.#state.halt === null ? undefined : this.#haltError;
+  }
+
+  get state(): ConnectionState {
+    return this.#state;
+  }
+
+  /** Resolves when connected; rejects with the error of the current attempt if it fails. */
+  whenConnected(): Promise<void> {
+    if (this.#state.phase === 'connected') return Promise.resolve();
+    if (this.#state.phase === 'closed') return Promise.reject(new ClientClosedError());
+    this.#attempt ??= deferred();
+    return this.#attempt.promise;
+  }
+
+  /** A mutation-recovery pull for `clientGroupID` over the socket. Rejects with PullError ('Failed to pull'). */
+  pull(clientGroupID: string, cookie: number | null): Promise<PullResponseBody> {
+    const socket = this.#socket;
+    if (this.#state.phase !== 'connected' || socket === null) {
+      const kind = this.#state.phase === 'closed' ? 'ClientClosed' : 'NotConnected';
+      return Promise.reject(new PullError(kind));
+    }
+    const requestID = randomID(this.#env.random);
+    const answer = this.#pulls.start(requestID, socket.id);
+    if (!this.#send(socket, ['pull', { clientGroupID, cookie, requestID }])) {
+      this.#pulls.fail(requestID, new PullError('AbruptClose'));
+    }
+    return answer;
+  }
+
+  #dispatch(event: ConnectionEvent): void {
+    this.#events.push(event);
+    if (this.#dispatching) return;
+    this.#dispatching = true;
+    try {
+      for (let next = this.#events.shift(); next !== undefined; next = this.#events.shift()) {
+        const { state, effects } = transition(this.#state, next, this.#env.clock.monotonicNow());
+        this.#state = state;
+        for (const effect of effects) this.#perform(effect);
+      }
+    } finally {
+      this.#dispatching = false;
+    }
+  }
+
+  #perform(effect: ConnectionEffect): void {
+    switch (effect.type) {
+      case 'fetchToken':
+        obtainToken(this.#options.auth).then(
+          (token) => this.#dispatch({ type: 'tokenObtained', requestID: effect.requestID, token }),
+          (error: unknown) => this.#dispatch({ type: 'tokenFailed', requestID: effect.requestID, error }),
+        );
+        return;
+      case 'openSocket':
+        void this.#openSocket(effect.socketID, effect.token);
+        return;
+      case 'closeSocket':
+        this.#closeSocket(effect.socketID, effect.reason);
+        return;
+      case 'sendPing':
+        if (this.#socket?.id === effect.socketID) this.#send(this.#socket, ['ping', {}]);
+        return;
+      case 'startTimer':
+        this.#timers.start(effect.name, effect.delayMs, () => this.#dispatch({ type: 'timer', name: effect.name }));
+        return;
+      case 'cancelTimer':
+        this.#timers.cancel(effect.name);
+        return;
+      case 'connected':
+        this.#pushed.reset();
+        this.#metrics.connected(effect.timeToConnectMs);
+        this.#settleAttempt();
+        this.#schedulePush();
+        return;
+      case 'disconnected':
+        this.#pokes.drop(effect.socketID);
+        this.#pulls.failSocket(effect.socketID, effect.error);
+        this.#pushed.reset();
+        return;
+      case 'connectFailed':
+        if (effect.error.kind !== 'Hidden' && effect.error.kind !== 'ClientClosed') {
+          this.#metrics.connectFailed(effect.error.kind);
+        }
+        this.#settleAttempt(effect.error);
+        return;
+      case 'poke':
+        this.#pokes.enqueue(effect.socketID, effect.body);
+        return;
+      case 'pullResponse':
+        if (!this.#pulls.answer(effect.body)) {
+          this.#logger.info?.(`Ignoring a pull response nobody waits for (requestID ${effect.body.requestID})`);
+        }
+        return;
+      case 'onlineChange':
+        this.#callback('onOnlineChange', () => this.#options.onOnlineChange?.(effect.online));
+        return;
+      case 'halted':
+        this.#haltError = effect.error;
+        this.#logger.error?.(`Stopped connecting: ${effect.reason}`, effect.error);
+        return;
+      case 'updateNeeded':
+        this.#callback('onUpdateNeeded', () => this.#options.onUpdateNeeded?.({ type: 'VersionNotSupported' }));
+        return;
+      case 'clientGroupUnknown': {
+        const error = new ClientGroupUnknownError(this.#options.clientGroupID);
+        this.#haltError = error;
+        this.#logger.error?.(error.message);
+        void Promise.resolve(this.#options.syncTarget.disableClientGroup?.()).catch((cause: unknown) =>
+          this.#logger.error?.('Failed to disable the client group', cause),
+        );
+        return;
+      }
+      case 'clientStateNotFound':
+        this.#callback('onClientStateNotFound', () => this.#options.onClientStateNotFound?.());
+        return;
+      case 'closed':
+        this.#settleAttempt(new ClientClosedError());
+        this.#pulls.failAll(new ClientClosedError());
+        this.#pokes.clear();
+        this.#timers.cancelAll();
+        for (const unsubscribe of this.#unsubscribes.splice(0)) unsubscribe();
+        return;
+      case 'log':
+        this.#log(effect.level, effect.message, effect.details);
+        return;
+    }
+  }
+
+  async #openSocket(socketID: number, token: string | undefined): Promise<void> {
+    // A poke being applied may still move the cookie: connect from where it ends.
+    await this.#pokes.idle();
+    if (!this.#isCurrent(socketID)) return;
+    const { syncTarget } = this.#options;
+    const wsid = randomID(this.#env.random);
+    const url = buildConnectURL(this.#options.socketOrigin, {
+      clientID: this.#options.clientID,
+      clientGroupID: this.#options.clientGroupID,
+      roomID: this.#options.roomID,
+      baseCookie: syncTarget.cookie,
+      ts: this.#env.clock.monotonicNow(),
+      lmid: syncTarget.lastMutationID(),
+      wsid,
+    });
+    const logger = this.#logger.withContext('wsid', wsid);
+    this.#dispatch({ type: 'socketCreated', socketID, wsid });
+    logger.debug?.('Connecting to', url);
+    let socket: SocketLike;
+    try {
+      const protocol = encodeAuthSubprotocol(token);
+      socket = protocol === undefined ? new this.#env.WebSocket(url) : new this.#env.WebSocket(url, protocol);
+    } catch (error) {
+      logger.error?.('Could not open a socket', error);
+      this.#dispatch({ type: 'socketError', socketID });
+      return;
+    }
+    this.#socket = { id: socketID, socket, logger };
+    socket.onopen = () => this.#dispatch({ type: 'socketOpen', socketID });
+    socket.onerror = () => this.#dispatch({ type: 'socketError', socketID });
+    socket.onclose = (event) =>
+      this.#dispatch({ type: 'socketClose', socketID, code: event.code, reason: event.reason, wasClean: event.wasClean });
+    socket.onmessage = (event) => this.#receive(socketID, event.data);
+  }
+
+  #receive(socketID: number, data: unknown): void {
+    let message;
+    try {
+      message = decodeDownstream(data as string);
+    } catch (error) {
+      const invalid = error instanceof InvalidMessageError ? error : new InvalidMessageError(String(error), '');
+      this.#socket?.logger.error?.('Invalid message from the server', invalid.message);
+      this.#dispatch({ type: 'socketInvalidMessage', socketID, error: invalid });
+      return;
+    }
+    this.#dispatch({ type: 'socketMessage', socketID, message });
+  }
+
+  #closeSocket(socketID: number, reason: string): void {
+    const current = this.#socket;
+    if (current === null || current.id !== socketID) return;
+    this.#socket = null;
+    const { socket } = current;
+    socket.onopen = null;
+    socket.onmessage = null;
+    socket.onclose = null;
+    // Keep an error handler: some implementations throw on an error nobody listens to.
+    socket.onerror = () => {};
+    try {
+      socket.close(NORMAL_CLOSURE, reason);
+    } catch (error) {
+      current.logger.debug?.('Closing the socket failed', error);
+    }
+  }
+
+  #send(target: OpenSocket, message: Upstream): boolean {
+    try {
+      if (target.socket.readyState !== SOCKET_OPEN) throw new Error(`socket not open (readyState ${target.socket.readyState})`);
+      target.socket.send(encodeUpstream(message));
+      return true;
+    } catch (cause) {
+      const error = message[0] === 'push' ? new PushError({ cause }) : new ConnectionError('AbruptClose', `Failed to send ${message[0]}`, { cause });
+      target.logger.error?.(error.message, cause);
+      this.#dispatch({ type: 'disconnect', error });
+      return false;
+    }
+  }
+
+  #schedulePush(): void {
+    if (this.#pushScheduled || this.#state.phase !== 'connected') return;
+    this.#pushScheduled = true;
+    const run = () => {
+      this.#pushScheduled = false;
+      this.#flushPush();
+    };
+    if (this.#pushDelayMs <= 0) queueMicrotask(run);
+    else this.#env.timers.setTimeout(run, this.#pushDelayMs);
+  }
+
+  #flushPush(): void {
+    const socket = this.#socket;
+    if (this.#state.phase !== 'connected' || socket === null) return;
+    const mutations = this.#pushed.unsent(this.#options.syncTarget.pendingMutations());
+    if (mutations.length === 0) return;
+    const requestID = randomID(this.#env.random);
+    const sent = this.#send(socket, [
+      'push',
+      {
+        timestamp: this.#env.clock.now(),
+        clientGroupID: this.#options.clientGroupID,
+        mutations,
+        pushVersion: PUSH_VERSION,
+        schemaVersion: this.#options.schemaVersion,
+        requestID,
+      },
+    ]);
+    if (sent) {
+      this.#pushed.markSent(mutations);
+      socket.logger.debug?.(`Pushed ${mutations.length} mutation(s)`, requestID);
+    }
+  }
+
+  async #applyPoke(socketID: number, body: PokeBody): Promise<void> {
+    if (!this.#isCurrent(socketID)) return;
+    const { syncTarget } = this.#options;
+    const logger = (this.#socket?.logger ?? this.#logger).withContext('requestID', body.requestID);
+    if (body.baseCookie !== syncTarget.cookie) {
+      this.#outOfOrder(socketID, new UnexpectedBaseCookieError(body.baseCookie, syncTarget.cookie), logger);
+      return;
+    }
+    try {
+      await syncTarget.applyPoke(body);
+      logger.debug?.(`Applied poke ${body.baseCookie} → ${body.cookie}`);
+    } catch (error) {
+      if ((error as { kind?: unknown } | null)?.kind === 'UnexpectedBaseCookie') {
+        this.#outOfOrder(socketID, new UnexpectedBaseCookieError(body.baseCookie, syncTarget.cookie), logger);
+        return;
+      }
+      logger.error?.('Failed to apply a poke', error);
+      if (this.#isCurrent(socketID)) this.#dispatch({ type: 'disconnect', error: new PokeError({ cause: error }) });
+    }
+  }
+
+  #outOfOrder(socketID: number, error: UnexpectedBaseCookieError, logger: Logger): void {
+    logger.info?.(error.message);
+    this.#pokes.drop(socketID);
+    if (this.#isCurrent(socketID)) this.#dispatch({ type: 'disconnect', error });
+  }
+
+  #isCurrent(socketID: number): boolean {
+    const s = this.#state;
+    return s.socketLive && s.socketID === socketID && (s.phase === 'connecting' || s.phase === 'connected');
+  }
+
+  #settleAttempt(error?: unknown): void {
+    const attempt = this.#attempt;
+    if (attempt === null) return;
+    this.#attempt = null;
+    if (error === undefined) attempt.resolve();
+    else attempt.reject(error);
+  }
+
+  #callback(name: string, call: () => void): void {
+    try {
+      call();
+    } catch (error) {
+      this.#logger.error?.(`${name} threw`, error);
+    }
+  }
+
+  #log(level: 'error' | 'info' | 'debug', message: string, details: unknown): void {
+    const logger = this.#socket?.logger ?? this.#logger;
+    const write = logger[level];
+    if (write === undefined) return;
+    if (details === undefined) write(message);
+    else write(message, details);
+  }
+}
+
+function deferred(): Deferred {
+  let resolve!: () => void;
+  let reject!: (error: unknown) => void;
+  const promise = new Promise<void>((res, rej) => {
+    resolve = res;
+    reject = rej;
+  });
+  return { promise, resolve, reject };
+}
