@@ -26,11 +26,35 @@ export class RoomData {
   /** Every key of `entries` (tombstones too), in UTF-8 order. */
   private readonly sorted: string[] = [];
   private tombstones = 0;
-  readonly clients = new Map<string, ClientRecord>();
+  private readonly clientRecords = new Map<string, ClientRecord>();
+  private readonly groups = new Map<string, Set<string>>();
 
   constructor(version = 0, tombstoneHorizon = 0) {
     this.version = version;
     this.tombstoneHorizon = tombstoneHorizon;
+  }
+
+  get clients(): ReadonlyMap<string, ClientRecord> {
+    return this.clientRecords;
+  }
+
+  setClient(clientID: string, record: ClientRecord): void {
+    const old = this.clientRecords.get(clientID);
+    if (old !== undefined && old.clientGroupID !== record.clientGroupID) this.groups.get(old.clientGroupID)?.delete(clientID);
+    this.clientRecords.set(clientID, record);
+    let group = this.groups.get(record.clientGroupID);
+    if (group === undefined) this.groups.set(record.clientGroupID, (group = new Set()));
+    group.add(clientID);
+  }
+
+  /** clientID → last mutation id, for the clients of one group that have processed mutations. */
+  groupMutationIDs(clientGroupID: string): Record<string, number> {
+    const out: Record<string, number> = {};
+    for (const id of this.groups.get(clientGroupID) ?? []) {
+      const lmid = this.clientRecords.get(id)!.lastMutationID;
+      if (lmid > 0) out[id] = lmid;
+    }
+    return out;
   }
 
   get liveCount(): number {
@@ -113,15 +137,25 @@ export class RoomData {
     return ops;
   }
 
-  /** Removes the oldest tombstones so at most `keep` remain; returns the new horizon. */
-  pruneTombstones(keep: number): number {
-    if (this.tombstones <= keep) return this.tombstoneHorizon;
+  /** The horizon that leaves at most `keep` tombstones, or undefined when there are not more. */
+  horizonKeeping(keep: number): number | undefined {
+    if (this.tombstones <= keep) return undefined;
     const versions: number[] = [];
     for (const e of this.entries.values()) if (e.value === undefined) versions.push(e.version);
     versions.sort((a, b) => a - b);
-    const horizon = versions[versions.length - keep - 1]!;
+    return versions[versions.length - keep - 1]!;
+  }
+
+  /** Drops tombstones with version <= `horizon` and raises the horizon. */
+  dropTombstones(horizon: number): void {
     for (const [key, e] of [...this.entries]) if (e.value === undefined && e.version <= horizon) this.setEntry(key, undefined);
     this.tombstoneHorizon = Math.max(this.tombstoneHorizon, horizon);
+  }
+
+  /** Removes the oldest tombstones so at most `keep` remain; returns the horizon. */
+  pruneTombstones(keep: number): number {
+    const horizon = this.horizonKeeping(keep);
+    if (horizon !== undefined) this.dropTombstones(horizon);
     return this.tombstoneHorizon;
   }
 }

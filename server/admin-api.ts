@@ -1,0 +1,172 @@
+import { timingSafeEqual } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { ServerContext } from './context';
+import { MAX_ADMIN_BODY_BYTES } from './limits';
+
+export const ADMIN_PATH = '/api/admin';
+
+class HttpError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * The admin API (JSON over HTTP, under /api/admin, key in
+ * `Authorization: Bearer <key>` or `x-admin-key`):
+ *   GET    /stats                     rooms, connections, counters, memory
+ *   GET    /rooms                     every stored room
+ *   POST   /rooms        {roomID}     create (201; 409 when it exists)
+ *   POST   /rooms/:id/close           refuse connects, disconnect with RoomClosed
+ *   POST   /rooms/:id/open            accept connects again
+ *   DELETE /rooms/:id                 delete with its data, disconnect with RoomNotFound
+ *   POST   /invalidate   {all?: true, userID?, roomID?}   disconnect with AuthInvalidated
+ */
+export async function handleAdmin(ctx: ServerContext, req: IncomingMessage, res: ServerResponse, path: string): Promise<void> {
+  try {
+    if (!authorized(ctx, req)) throw new HttpError(401, 'Missing or wrong admin key');
+    const body = await route(ctx, req.method ?? 'GET', path.slice(ADMIN_PATH.length) || '/', req);
+    send(res, body.status, body.json);
+  } catch (error) {
+    if (error instanceof HttpError) return send(res, error.status, { error: error.message });
+    ctx.logger.error('admin request failed', { path, error });
+    send(res, 500, { error: 'Internal error' });
+  }
+}
+
+function authorized(ctx: ServerContext, req: IncomingMessage): boolean {
+  if (ctx.adminKey === undefined || ctx.adminKey === '') return false;
+  const bearer = /^Bearer (.+)$/i.exec(req.headers.authorization ?? '')?.[1];
+  const header = req.headers['x-admin-key'];
+  const given = bearer ?? (typeof header === 'string' ? header : undefined);
+  if (given === undefined) return false;
+  const a = Buffer.from(given);
+  const b = Buffer.from(ctx.adminKey);
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
+type Reply = { status: number; json: unknown };
+
+async function route(ctx: ServerContext, method: string, path: string, req: IncomingMessage): Promise<Reply> {
+  const parts = path.split('/').filter((p) => p !== '').map(decodeURIComponent);
+  const [head, roomID, action] = parts;
+  if (method === 'GET' && head === 'stats' && parts.length === 1) return ok(await stats(ctx));
+  if (head === 'rooms' && parts.length === 1) {
+    if (method === 'GET') return ok({ rooms: await ctx.storage.listRooms() });
+    if (method === 'POST') return createRoom(ctx, await readJSON(req));
+  }
+  if (head === 'rooms' && roomID !== undefined) {
+    if (method === 'DELETE' && parts.length === 2) return deleteRoom(ctx, roomID);
+    if (method === 'POST' && parts.length === 3 && (action === 'close' || action === 'open')) {
+      return setClosed(ctx, roomID, action === 'close');
+    }
+  }
+  if (method === 'POST' && head === 'invalidate' && parts.length === 1) return invalidate(ctx, await readJSON(req));
+  throw new HttpError(404, `No admin route ${method} ${path}`);
+}
+
+const ok = (json: unknown): Reply => ({ status: 200, json });
+
+async function stats(ctx: ServerContext): Promise<unknown> {
+  const rooms = await ctx.registry.loaded();
+  return {
+    roomsLoaded: rooms.length,
+    connections: ctx.connections.size,
+    counters: ctx.counters,
+    memory: ctx.memoryUsage(),
+    rooms: rooms.map((r) => ({
+      roomID: r.roomID,
+      version: r.data.version,
+      keys: r.data.liveCount,
+      tombstones: r.data.tombstoneCount,
+      clients: r.data.clients.size,
+      connections: r.connectionCount,
+      closed: r.closed,
+    })),
+  };
+}
+
+function roomIDOf(body: unknown): string {
+  const roomID = (body as { roomID?: unknown } | null)?.roomID;
+  if (typeof roomID !== 'string' || roomID === '') throw new HttpError(400, 'Body must be {"roomID": "<non-empty string>"}');
+  return roomID;
+}
+
+async function createRoom(ctx: ServerContext, body: unknown): Promise<Reply> {
+  const roomID = roomIDOf(body);
+  const created = await ctx.storage.createRoom(roomID, ctx.clock.now());
+  if (!created) throw new HttpError(409, `Room ${roomID} already exists`);
+  ctx.logger.info('room created', { roomID });
+  return { status: 201, json: { roomID, created: true } };
+}
+
+async function setClosed(ctx: ServerContext, roomID: string, closed: boolean): Promise<Reply> {
+  const room = await ctx.registry.peek(roomID);
+  const apply = async () => {
+    if (!(await ctx.storage.setRoomClosed(roomID, closed))) throw new HttpError(404, `Room ${roomID} does not exist`);
+    if (room === undefined) return 0;
+    room.closed = closed;
+    return closed ? room.disconnectAll('RoomClosed', `Room ${roomID} was closed`) : 0;
+  };
+  const disconnected = room === undefined ? await apply() : await room.run(apply);
+  ctx.logger.info(closed ? 'room closed' : 'room opened', { roomID, disconnected });
+  return ok({ roomID, closed, disconnected });
+}
+
+async function deleteRoom(ctx: ServerContext, roomID: string): Promise<Reply> {
+  const room = await ctx.registry.peek(roomID);
+  const apply = async () => {
+    if (!(await ctx.storage.deleteRoom(roomID))) throw new HttpError(404, `Room ${roomID} does not exist`);
+    ctx.registry.forget(roomID);
+    if (room === undefined) return 0;
+    room.retire();
+    return room.disconnectAll('RoomNotFound', roomID);
+  };
+  const disconnected = room === undefined ? await apply() : await room.run(apply);
+  ctx.logger.info('room deleted', { roomID, disconnected });
+  return ok({ roomID, deleted: true, disconnected });
+}
+
+function invalidate(ctx: ServerContext, body: unknown): Reply {
+  const b = (body ?? {}) as { all?: unknown; userID?: unknown; roomID?: unknown };
+  const userID = typeof b.userID === 'string' ? b.userID : undefined;
+  const roomID = typeof b.roomID === 'string' ? b.roomID : undefined;
+  if (b.all !== true && userID === undefined && roomID === undefined) {
+    throw new HttpError(400, 'Body must be {"all": true} or name a userID and/or a roomID');
+  }
+  let invalidated = 0;
+  for (const conn of [...ctx.connections]) {
+    if (userID !== undefined && conn.userID !== userID) continue;
+    if (roomID !== undefined && conn.roomID !== roomID) continue;
+    conn.fail('AuthInvalidated', 'Authentication was invalidated; fetch a new token');
+    invalidated++;
+  }
+  ctx.logger.info('connections invalidated', { userID, roomID, all: b.all === true, invalidated });
+  return ok({ invalidated });
+}
+
+async function readJSON(req: IncomingMessage): Promise<unknown> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > MAX_ADMIN_BODY_BYTES) throw new HttpError(413, 'Request body too large');
+    chunks.push(chunk);
+  }
+  const text = Buffer.concat(chunks).toString('utf8');
+  if (text.trim() === '') return undefined;
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new HttpError(400, 'Body is not JSON');
+  }
+}
+
+function send(res: ServerResponse, status: number, json: unknown): void {
+  const body = JSON.stringify(json);
+  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body) });
+  res.end(body);
+}
