@@ -216,10 +216,12 @@ function fail(s: ConnectionState, error: Failure, now: number, fx: Effects): Con
     case 'VersionNotSupported':
       fx.push({ type: 'updateNeeded' });
       return halt(ended, 'UpdateNeeded', error, fx);
-    case 'ClientNotFound':
+    case 'ClientNotFound': {
+      const halted = halt(ended, 'ClientStateNotFound', error, fx);
       fx.push({ type: 'clientGroupUnknown' });
       fx.push({ type: 'clientStateNotFound' });
-      return halt(ended, 'ClientStateNotFound', error, fx);
+      return halted;
+    }
     case 'ClientStateNotFound':
       fx.push({ type: 'clientStateNotFound' });
       return halt(ended, 'ClientStateNotFound', error, fx);
@@ -232,7 +234,7 @@ function fail(s: ConnectionState, error: Failure, now: number, fx: Effects): Con
   if (authFailures > MAX_REAUTH_RETRIES) {
     const limit = new ReauthLimitError(MAX_REAUTH_RETRIES, error as ConnectionError);
     fx.push({ type: 'log', level: 'error', message: limit.message });
-    return halt({ ...ended, errorCount, authFailures }, 'ReauthLimit', limit, fx);
+    return halt({ ...ended, errorCount, authFailures, needsFreshToken: true }, 'ReauthLimit', limit, fx);
   }
   // The first auth failure retries at once with a fresh token; the ones after it back off.
   const next: ConnectionState = { ...ended, errorCount, authFailures, needsFreshToken: true };

@@ -1,0 +1,134 @@
+import { describe, expect, it } from 'vitest';
+import { LAST_CONNECT_ERROR } from '../metrics/metric-names';
+import { AuthError, CloseError, ServerError } from './errors';
+import { Harness } from './testing/harness';
+
+const SECOND = 1000;
+
+describe('server error frames', () => {
+  it('reject the pending connect and disconnect', async () => {
+    const h = new Harness();
+    const outcome = h.connection.whenConnected().catch((error: unknown) => error);
+    await h.settle();
+    h.socket.error('RoomNotFound', 'room-1');
+    const error = await outcome;
+    expect(error).toBeInstanceOf(ServerError);
+    expect(error).toMatchObject({ kind: 'RoomNotFound', message: 'room-1' });
+    expect(h.socket.closedByClient?.reason).toBe('RoomNotFound');
+    expect(h.metrics.states.get(LAST_CONNECT_ERROR)).toBe('RoomNotFound');
+    await h.clock.advance(5 * SECOND);
+    expect(h.sockets).toHaveLength(2);
+  });
+
+  it('disconnect a connected socket too, then back off', async () => {
+    const h = new Harness();
+    await h.connectLast();
+    h.socket.error('InvalidPush', 'unexpected mutation id 3, expected 2');
+    expect(h.connection.phase).toBe('disconnected');
+    expect(h.connection.online).toBe(false);
+    await h.clock.advance(5 * SECOND);
+    expect(h.server.openedAt).toEqual([0, 5 * SECOND]);
+  });
+
+  it('auth errors are AuthErrors', async () => {
+    const h = new Harness({ auth: 'a' });
+    const outcome = h.connection.whenConnected().catch((error: unknown) => error);
+    await h.settle();
+    h.socket.error('Unauthorized', 'no');
+    expect(await outcome).toBeInstanceOf(AuthError);
+  });
+
+  it('VersionNotSupported calls onUpdateNeeded once and does not reconnect', async () => {
+    const h = new Harness();
+    await h.settle();
+    h.socket.error('VersionNotSupported', 'v1 is gone');
+    await h.clock.advance(600 * SECOND);
+    expect(h.updateNeeded).toEqual([{ type: 'VersionNotSupported' }]);
+    expect(h.sockets).toHaveLength(1);
+    expect(h.connection.haltReason).toBe('UpdateNeeded');
+    h.connection.reconnect();
+    await h.settle();
+    expect(h.sockets).toHaveLength(1);
+  });
+
+  it('ClientNotFound disables the client group, calls onClientStateNotFound and stops syncing', async () => {
+    const h = new Harness();
+    await h.connectLast();
+    h.socket.error('ClientNotFound', 'who?');
+    await h.clock.advance(600 * SECOND);
+    expect(h.errorLines()).toContain('Client group group-1 is unknown on server');
+    expect(h.connection.haltError?.message).toBe('Client group group-1 is unknown on server');
+    expect(h.target.disabled).toBe(true);
+    expect(h.clientStateNotFound).toBe(1);
+    expect(h.sockets).toHaveLength(1);
+  });
+
+  it('a missing local client (reported by the store) calls onClientStateNotFound and stops syncing', async () => {
+    const h = new Harness();
+    await h.connectLast();
+    h.connection.clientStateNotFound();
+    await h.clock.advance(600 * SECOND);
+    expect(h.clientStateNotFound).toBe(1);
+    expect(h.socket.closedByClient?.reason).toBe('ClientStateNotFound');
+    expect(h.sockets).toHaveLength(1);
+  });
+});
+
+describe('invalid frames', () => {
+  it.each([
+    ['not JSON', 'hello'],
+    ['an unknown message', '["surprise",{}]'],
+    ['a malformed poke', '["poke",{"cookie":"x"}]'],
+  ])('%s: logged, InvalidMessage, disconnect, back-off', async (_name, text) => {
+    const h = new Harness();
+    await h.connectLast();
+    h.socket.deliverText(text);
+    expect(h.socket.closedByClient?.reason).toBe('InvalidMessage');
+    expect(h.errorLines()).toContain('Invalid message from the server');
+    await h.clock.advance(5 * SECOND);
+    expect(h.sockets).toHaveLength(2);
+  });
+
+  it('accepts unknown extra fields in downstream bodies', async () => {
+    const h = new Harness();
+    await h.connectLast();
+    h.socket.deliverText('["pong",{"extra":1}]');
+    expect(h.connection.phase).toBe('connected');
+  });
+});
+
+describe('socket close', () => {
+  it('is a CleanClose or an AbruptClose, logged and kept as the last connect error', async () => {
+    const h = new Harness();
+    const first = h.connection.whenConnected().catch((error: unknown) => error);
+    await h.settle();
+    h.socket.drop(true);
+    const clean = await first;
+    expect(clean).toBeInstanceOf(CloseError);
+    expect(clean).toMatchObject({ kind: 'CleanClose', code: 1000 });
+    expect(h.metrics.states.get(LAST_CONNECT_ERROR)).toBe('CleanClose');
+
+    await h.clock.advance(5 * SECOND);
+    const second = h.connection.whenConnected().catch((error: unknown) => error);
+    h.socket.drop(false);
+    expect(await second).toMatchObject({ kind: 'AbruptClose' });
+    expect(h.metrics.states.get(LAST_CONNECT_ERROR)).toBe('AbruptClose');
+    expect(h.logs.some((line) => line.args[0] === 'Disconnected: AbruptClose')).toBe(true);
+  });
+
+  it('close() closes the socket, rejects waiters and stops everything', async () => {
+    const h = new Harness();
+    await h.connectLast();
+    h.connection.close();
+    expect(h.connection.phase).toBe('closed');
+    expect(h.socket.closedByClient?.reason).toBe('ClientClosed');
+    expect(h.onlineChanges).toEqual([true, false]);
+    await expect(h.connection.whenConnected()).rejects.toMatchObject({ kind: 'ClientClosed' });
+    h.visibility.set(false);
+    h.visibility.set(true);
+    h.connection.reconnect();
+    await h.clock.advance(600 * SECOND);
+    expect(h.sockets).toHaveLength(1);
+    expect(h.clock.pendingTimers).toBe(0);
+  });
+});
