@@ -75,7 +75,7 @@ export class FakeSocket implements SocketLike {
     this.onmessage?.({ data: text });
   }
 
-  error(kind: ErrorKind, text = kind): void {
+  error(kind: ErrorKind, text: string = kind): void {
     if (this.readyState === CONNECTING) this.accept();
     this.deliver(['error', kind, text]);
   }
