@@ -36,7 +36,10 @@ function cloneValue(key: string, value: unknown, path: string, ancestors: object
         const obj: Record<string, ReadonlyJSONValue> = {};
         for (const k in value) {
           if (!Object.prototype.hasOwnProperty.call(value, k)) continue;
-          obj[k] = cloneValue(key, (value as Record<string, unknown>)[k], `${path}/${k}`, ancestors);
+          const v = cloneValue(key, (value as Record<string, unknown>)[k], `${path}/${k}`, ancestors);
+          // A "__proto__" key must stay an own property, not become the prototype.
+          if (k === '__proto__') Object.defineProperty(obj, k, { value: v, enumerable: true, writable: true, configurable: true });
+          else obj[k] = v;
         }
         out = Object.freeze(obj);
       }

@@ -1,6 +1,7 @@
 import type { ReadonlyJSONValue } from '../../protocol/json';
 import type { BTreeReader } from '../btree/types';
 import { TransactionClosedError } from './errors';
+import { deepFreezeJSON } from './json-value';
 import { decodeIndexKey } from './index-key';
 import type { MapReaders } from './map-access';
 import type { ReadRecord } from './read-record';
@@ -44,7 +45,8 @@ export class ReadTransactionImpl<R extends BTreeReader = BTreeReader> implements
   async get(key: string): Promise<ReadonlyJSONValue | undefined> {
     this.checkOpen();
     this.record?.keys.add(key);
-    return this.maps.primary.get(key);
+    const v = await this.maps.primary.get(key);
+    return v === undefined ? v : deepFreezeJSON(v);
   }
 
   async has(key: string): Promise<boolean> {

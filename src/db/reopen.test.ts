@@ -29,6 +29,10 @@ describe('persistence on IndexedDB (fake-indexeddb)', () => {
       ['y', 2],
     ]);
     expect(b.cookie).toBe(7);
+    const x = (await b.query((tx) => tx.get('x'))) as { n: number };
+    expect(Object.isFrozen(x)).toBe(true);
+    const scanned = (await b.query((tx) => tx.scan().toArray())) as object[];
+    expect(scanned.every((v) => typeof v !== 'object' || Object.isFrozen(v))).toBe(true);
     expect(b.lastMutationID).toBe(1);
     expect(b.pendingMutations().map((m) => [m.id, m.name])).toEqual([[2, 'put']]);
     await b.mutate('inc', { key: 'z', by: 1 });

@@ -3,6 +3,7 @@ import type { Entry } from '../btree/types';
 import type { ScanRecord } from './read-record';
 import type { NormalizedScan } from './scan-options';
 import type { ScanResult } from './transaction-types';
+import { deepFreezeJSON } from './json-value';
 
 /** Where a scan reads from: entries in key order from a key (inclusive). */
 export type EntrySource = (fromKey: string) => AsyncIterator<Entry>;
@@ -49,6 +50,8 @@ export class ScanIterator implements AsyncIterableIterator<Entry> {
       }
       this.count++;
       if (this.record) this.record.lastKey = key;
+      // Values read back from storage are not frozen yet; freezing is a no-op check otherwise.
+      deepFreezeJSON(r.value[1]);
       return r;
     }
   }
