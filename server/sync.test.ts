@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { WriteTransaction } from '../src/db/transaction-types';
+import type { Storage } from './storage/types';
 import { uniqueID } from './test-support/test-client';
 import { startTestServer, type TestServer } from './test-support/test-server';
 
@@ -214,7 +215,8 @@ describe('sync', () => {
   it('state survives the room being reloaded from storage', async () => {
     const { MemoryStorage } = await import('./storage/memory-storage');
     const storage = new MemoryStorage();
-    const s1 = await startTestServer({ storage: { ...bind(storage), close: async () => {} } });
+    const keepOpen = Object.assign(Object.create(storage) as Storage, { close: async () => {} });
+    const s1 = await startTestServer({ storage: keepOpen });
     const roomID = uniqueID('room');
     const a = s1.connect({ roomID });
     await a.ready();
@@ -231,12 +233,3 @@ describe('sync', () => {
     await s2.close();
   });
 });
-
-function bind<T extends object>(o: T): T {
-  const out: Record<string, unknown> = {};
-  for (const k of Object.getOwnPropertyNames(Object.getPrototypeOf(o))) {
-    const v = (o as Record<string, unknown>)[k];
-    if (typeof v === 'function' && k !== 'constructor') out[k] = v.bind(o);
-  }
-  return out as T;
-}
