@@ -56,7 +56,8 @@ export function internalEntrySize(maxKey: string, child: Child): number {
   return maxKey.length + hashLength + ENTRY_OVERHEAD_BYTES;
 }
 
-const HASH_LENGTH_ESTIMATE = 16;
+/** newHashFactory makes 11–17 characters. */
+const HASH_LENGTH_ESTIMATE = 18;
 
 export function entrySize(level: number, entry: NodeEntry): number {
   return level === 0 ? leafEntrySize(entry[0], entry[1] as ReadonlyJSONValue) : internalEntrySize(entry[0], entry[1] as Child);

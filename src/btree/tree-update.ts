@@ -149,7 +149,10 @@ async function mergeSmallChildren(load: LoadNode, childLevel: number, list: Inte
     }
     const a = i + 1 < list.length ? i : i - 1;
     const [left, right] = await Promise.all([load(list[a]![1]), load(list[a + 1]![1])]);
-    const merged = cut(childLevel, [...left.entries, ...right.entries]);
+    const entries = [...left.entries, ...right.entries];
+    // Small grandchildren stranded alone under one of the two now have neighbours to merge with.
+    if (childLevel > 0) await mergeSmallChildren(load, childLevel - 1, entries as InternalEntry[]);
+    const merged = cut(childLevel, entries);
     list.splice(a, 2, ...merged.map((n) => [lastKey(n), childOf(n)] as const));
     i = merged.length === 1 ? a : a + merged.length;
   }
@@ -162,7 +165,12 @@ function cut(level: number, entries: readonly NodeEntry[], sizes?: number[], tot
     total = NODE_OVERHEAD_BYTES;
     for (let i = 0; i < entries.length; i++) total += sizes[i] = entrySize(level, entries[i]!);
   }
-  const ends = partition(sizes, total, BTREE_MIN_NODE_BYTES, BTREE_MAX_NODE_BYTES);
+  const ends = partition(
+    sizes,
+    total - NODE_OVERHEAD_BYTES,
+    BTREE_MIN_NODE_BYTES - NODE_OVERHEAD_BYTES,
+    BTREE_MAX_NODE_BYTES - NODE_OVERHEAD_BYTES,
+  );
   if (ends.length === 1) return [new MemNode(level, entries, total)];
   const nodes: MemNode[] = [];
   let start = 0;
