@@ -44,8 +44,23 @@ const command: fc.Arbitrary<Cmd> = fc.oneof(
 describe('rebase (model-based)', () => {
   it('visible state is always server state + pending mutations replayed in order', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.array(command, { maxLength: 25 }), async (cmds) => {
+      fc.asyncProperty(fc.array(command, { maxLength: 40 }), async (cmds) => {
         const { store } = await makeTestStore();
+        const watched = new Map<string, unknown>();
+        store.experimentalWatch((diff) => {
+          expect(diff.length).toBeGreaterThan(0);
+          for (const d of diff) {
+            const k = d.key as string;
+            if (d.op === 'del') {
+              expect(watched.get(k)).toEqual(d.oldValue);
+              watched.delete(k);
+            } else {
+              if (d.op === 'change') expect(watched.get(k)).toEqual(d.oldValue);
+              else expect(watched.has(k)).toBe(false);
+              watched.set(k, d.newValue);
+            }
+          }
+        });
         const server = new Map<string, number>();
         let clientKnown = new Map<string, number>();
         let cookie = 0;
@@ -80,6 +95,7 @@ describe('rebase (model-based)', () => {
           for (const m of all.slice(serverLmid)) apply(expected, m);
           const visible = await store.query((tx) => tx.scan().entries().toArray());
           expect(visible).toEqual([...expected].sort(([a], [b]) => (a < b ? -1 : 1)));
+          expect([...watched].sort(([a], [b]) => (a < b ? -1 : 1))).toEqual(visible);
           const pending = store.pendingMutations();
           expect(pending.map((p) => p.id)).toEqual(all.map((_, i) => i + 1).slice(serverLmid));
           expect(pending.map((p) => p.name)).toEqual(all.slice(serverLmid).map((m) => m.name));
@@ -87,7 +103,7 @@ describe('rebase (model-based)', () => {
         }
         await store.close();
       }),
-      { numRuns: 60 },
+      { numRuns: 100 },
     );
   });
 });
