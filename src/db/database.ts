@@ -27,7 +27,7 @@ import { ensureIndexes } from './reindex';
 import type { KeyCompare } from './scan-options';
 import { makeStoreChange } from './store-change';
 import { Subscriptions, type StoreChange, type SubscribeOptions } from './subscriptions';
-import type { IndexKey, MutatorDefs, ReadTransaction } from './transaction-types';
+import type { MutatorDefs, ReadTransaction } from './transaction-types';
 import { Watchers, type WatchCallback, type WatchOptions } from './watch';
 import type { BTreeReader, BTreeWriter } from '../btree/types';
 import type { DagRead } from '../dag/types';
@@ -275,25 +275,32 @@ export class Database {
     if (!options.initialValuesInFirstDiff) return this.watchers.add(callback, options).remove;
     let removed = false;
     let remove: (() => void) | undefined;
-    void this.lock.run(async () => {
-      if (removed || this.closed) return;
-      const w = this.watchers.add(callback, options);
-      remove = w.remove;
-      const initial = await this.runRead(async (tx) => {
-        const entries = await tx.scan({ prefix: options.prefix ?? '', indexName } as never).entries().toArray();
-        return entries.map(([key, newValue]) => ({ op: 'add' as const, key: key as string, newValue }));
-      }, undefined);
-      // The raw diff keys are in map space; re-encode index keys for the filter.
-      w.filter(
-        indexName === undefined
-          ? initial
-          : initial.map((d) => ({ ...d, key: encodeIndexKey(...(d.key as unknown as IndexKey)) })),
-      );
-    });
+    // Under the lock, so that no commit falls between the initial read and the first diff.
+    this.lock
+      .run(async () => {
+        if (removed || this.closed) return;
+        const w = this.watchers.add(callback, options);
+        remove = w.remove;
+        w.filter(await this.initialDiff(options));
+      })
+      .catch((e: unknown) => this.ctx.logger.error('experimentalWatch could not read the initial values', e));
     return () => {
       removed = true;
       remove?.();
     };
+  }
+
+  /** The current entries of the watched map as 'add' operations, keys in map space. */
+  private initialDiff(options: WatchOptions): Promise<DiffOp[]> {
+    const { indexName, prefix = '' } = options;
+    return this.runRead(async (tx) => {
+      if (indexName === undefined) {
+        const entries = await tx.scan({ prefix }).entries().toArray();
+        return entries.map(([key, newValue]) => ({ op: 'add' as const, key, newValue }));
+      }
+      const entries = await tx.scan({ prefix, indexName }).entries().toArray();
+      return entries.map(([key, newValue]) => ({ op: 'add' as const, key: encodeIndexKey(...key), newValue }));
+    }, undefined);
   }
 
   async runRead<R>(body: (tx: ReadTransaction) => Promise<R> | R, record: ReadRecord | undefined): Promise<R> {

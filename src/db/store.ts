@@ -1,3 +1,18 @@
+/**
+ * The local store: what the client wires to its connection.
+ *
+ * Everything lives in the dag over the kv store: commits are chunks, each
+ * pointing at its base; a snapshot commit holds the last server state (cookie,
+ * acknowledged mutation ids per client, data and index trees), local commits
+ * on top of it are the pending mutations. The head 'main' is the local view.
+ * A memory layer (LazyDagStore) takes every commit and is persisted in the
+ * background by the persist scheduler, and on close().
+ *
+ * Wiring: `mutate` commits locally, fires subscriptions and calls
+ * `onLocalMutation` (push `pendingMutations()`); a poke or pull answer goes to
+ * `applyServerUpdate` (UnexpectedBaseCookieError means: reconnect with
+ * `cookie`); the connect URL takes `cookie` and `lastMutationID`.
+ */
 import type { ReadonlyJSONValue } from '../../protocol/json';
 import { readBTree, writeBTree } from '../btree/btree';
 import { compareUTF8 } from '../btree/compare';
