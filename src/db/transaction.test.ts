@@ -133,6 +133,23 @@ describe('read and write transactions', () => {
     ]);
   });
 
+  it('numbers concurrent mutations contiguously, in call order', async () => {
+    const { store } = await makeTestStore();
+    await Promise.all(Array.from({ length: 30 }, (_, i) => store.mutate('inc', { key: 'n', by: i })));
+    expect(store.pendingMutations().map((m) => m.id)).toEqual(Array.from({ length: 30 }, (_, i) => i + 1));
+    expect(store.pendingMutations().map((m) => (m.args as { by: number }).by)).toEqual(
+      Array.from({ length: 30 }, (_, i) => i),
+    );
+    expect(await store.query((tx) => tx.get('n'))).toBe(435);
+  });
+
+  it('a scan iterated after its transaction ended throws "Transaction is closed"', async () => {
+    const { store } = await makeTestStore();
+    await store.mutate('put', { key: 'a', value: 1 });
+    const iter = await store.query((tx) => tx.scan()[Symbol.asyncIterator]());
+    await expect(iter.next()).rejects.toThrow(TransactionClosedError);
+  });
+
   it('rejects an unknown mutator', async () => {
     const { store } = await makeTestStore();
     await expect(store.mutate('nope')).rejects.toThrow(/Unknown mutator/);
