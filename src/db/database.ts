@@ -7,6 +7,7 @@ import {
   MAIN_HEAD,
   newCommitChunk,
   readChain,
+  readCommit,
   readHeadCommit,
   type Commit,
   type LocalCommitData,
@@ -14,6 +15,7 @@ import {
 } from './commit';
 import type { DbContext } from './db-context';
 import { StoreClosedError, UnknownIndexError, UnknownMutatorError } from './errors';
+import { diffCommits } from './commit-diff';
 import { compileIndex, type CompiledIndex, type IndexDefinitions } from './index-definition';
 import { cloneFrozenJSON } from './json-value';
 import { Lock } from './lock';
@@ -257,6 +259,33 @@ export class Database {
   ): void {
     this.setHead(head, snapshot, locals);
     this.watchers.notify(change);
+  }
+
+  /**
+   * Moves the head to another commit already in the dag (e.g. one another tab
+   * persisted) and tells watchers and subscriptions what changed. Local
+   * commits not in that chain are dropped: rebase them onto it first. Mutation
+   * ids never go back.
+   */
+  async replaceHead(hash: Hash): Promise<void> {
+    const change = await this.lock.run(async () => {
+      this.checkOpen();
+      const dag = await this.dag.write();
+      try {
+        const next = await readCommit(dag, hash);
+        const { snapshot, locals } = await readChain(dag, next);
+        const diff = await diffCommits(dag, this.head.data, next.data, 'all', this.ctx);
+        await dag.setHead(this.headName, hash);
+        await dag.commit();
+        this.setHead(next, snapshot, locals);
+        const change = this.makeChange(diff);
+        this.watchers.notify(change);
+        return change;
+      } finally {
+        dag.release();
+      }
+    });
+    await this.subscriptions.fire(change);
   }
 
   query<R>(body: (tx: ReadTransaction) => Promise<R> | R): Promise<R> {
