@@ -1,0 +1,106 @@
+import type { Mutation, PokeBody } from '../../../src/protocol';
+import type { ProxiedConnection, ProxyHooks } from './mitm-proxy';
+
+/**
+ * Deliberately broken servers: hooks for the man-in-the-middle proxy that make
+ * a correct server misbehave in one known way, so tests can prove the runner
+ * notices. Each factory returns fresh state.
+ */
+
+type Frame = [string, ...unknown[]];
+
+function parse(text: string): Frame | undefined {
+  try {
+    const value: unknown = JSON.parse(text);
+    return Array.isArray(value) && typeof value[0] === 'string' ? (value as Frame) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** (a) Every client gets every pusher's last mutation id, whatever its group. */
+export function leakAcksToAllGroups(): ProxyHooks {
+  const pushedByRoom = new Map<string, Map<string, number>>();
+  const room = (connection: ProxiedConnection) => connection.query.get('roomID') ?? '';
+  return {
+    upstream(text, connection) {
+      const frame = parse(text);
+      if (frame?.[0] === 'push') {
+        let pushed = pushedByRoom.get(room(connection));
+        if (pushed === undefined) pushedByRoom.set(room(connection), (pushed = new Map()));
+        for (const m of (frame[1] as { mutations: Mutation[] }).mutations) pushed.set(m.clientID, Math.max(m.id, pushed.get(m.clientID) ?? 0));
+      }
+      return [text];
+    },
+    downstream(text, connection) {
+      const frame = parse(text);
+      if (frame?.[0] !== 'poke') return [text];
+      const body = frame[1] as PokeBody;
+      const leaked = Object.fromEntries(pushedByRoom.get(room(connection)) ?? []);
+      return [JSON.stringify(['poke', { ...body, lastMutationIDChanges: { ...leaked, ...body.lastMutationIDChanges } }])];
+    },
+  };
+}
+
+/** (b) Mutation ids are renumbered on the way in, so a re-sent mutation reaches the server as a new one and runs twice. */
+export function applyDuplicatesTwice(): ProxyHooks {
+  const clients = new Map<string, { next: number; toClientID: Map<number, number>; latestServerID: Map<number, number> }>();
+  const stateOf = (clientID: string) => {
+    let state = clients.get(clientID);
+    if (state === undefined) clients.set(clientID, (state = { next: 0, toClientID: new Map(), latestServerID: new Map() }));
+    return state;
+  };
+  const toClientIDs = (changes: Record<string, number>) =>
+    Object.fromEntries(Object.entries(changes).map(([clientID, id]) => [clientID, stateOf(clientID).toClientID.get(id) ?? id]));
+  return {
+    rewriteConnectPath(pathAndQuery) {
+      const url = new URL(pathAndQuery, 'ws://proxy.invalid');
+      const clientID = url.searchParams.get('clientID');
+      const lmid = Number(url.searchParams.get('lmid'));
+      if (clientID !== null && lmid > 0) url.searchParams.set('lmid', String(stateOf(clientID).latestServerID.get(lmid) ?? lmid));
+      return `${url.pathname}${url.search}`;
+    },
+    upstream(text) {
+      const frame = parse(text);
+      if (frame?.[0] !== 'push') return [text];
+      const body = frame[1] as { mutations: Mutation[] };
+      const mutations = body.mutations.map((m) => {
+        const state = stateOf(m.clientID);
+        const serverID = ++state.next;
+        state.toClientID.set(serverID, m.id);
+        state.latestServerID.set(m.id, serverID);
+        return { ...m, id: serverID };
+      });
+      return [JSON.stringify(['push', { ...body, mutations }])];
+    },
+    downstream(text) {
+      const frame = parse(text);
+      if (frame?.[0] !== 'poke' && frame?.[0] !== 'pull') return [text];
+      const body = frame[1] as { lastMutationIDChanges: Record<string, number> };
+      return [JSON.stringify([frame[0], { ...body, lastMutationIDChanges: toClientIDs(body.lastMutationIDChanges) }])];
+    },
+  };
+}
+
+/** (c) The catch-up poke of a reconnecting client loses its `del` (and `clear`) operations. */
+export function dropCatchUpDeletes(): ProxyHooks {
+  const pokesSeen = new WeakMap<ProxiedConnection, number>();
+  return {
+    downstream(text, connection) {
+      const frame = parse(text);
+      if (frame?.[0] !== 'poke' || connection.query.get('baseCookie') === '') return [text];
+      const seen = pokesSeen.get(connection) ?? 0;
+      pokesSeen.set(connection, seen + 1);
+      if (seen > 0) return [text];
+      const body = frame[1] as PokeBody;
+      return [JSON.stringify(['poke', { ...body, patch: body.patch.filter((op) => op.op === 'put') }])];
+    },
+  };
+}
+
+/** (d) Any protocol version in the connect path is served as v1. */
+export function acceptAnyVersion(): ProxyHooks {
+  return {
+    rewriteConnectPath: (pathAndQuery) => pathAndQuery.replace(/^\/api\/sync\/v[0-9]+\/connect/, '/api/sync/v1/connect'),
+  };
+}
