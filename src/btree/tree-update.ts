@@ -12,7 +12,9 @@ import {
   MemNode,
   emptyLeaf,
   entrySize,
+  internalEntrySize,
   leafEntrySize,
+  nodeSize,
   nodeSizeOf,
   type Child,
   type InternalEntry,
@@ -63,36 +65,29 @@ function updateLeaf(node: Node, ops: readonly Op[], lo: number, hi: number): Nod
   const entries = node.entries as readonly Entry[];
   const n = entries.length;
   const out: Entry[] = [];
-  const sizes: number[] = [];
-  let total = NODE_OVERHEAD_BYTES;
+  // The size is kept up to date from the old one; untouched entries are not measured again.
+  let total = nodeSize(node);
   let changed = false;
   let i = 0;
   let j = lo;
-  while (i < n || j < hi) {
-    if (j >= hi || (i < n && compareUTF8(entries[i]![0], ops[j]![0]) < 0)) {
-      const e = entries[i++]!;
-      const s = leafEntrySize(e[0], e[1]);
-      out.push(e);
-      sizes.push(s);
-      total += s;
-      continue;
-    }
+  while (j < hi) {
     const [key, value] = ops[j++]!;
+    while (i < n && compareUTF8(entries[i]![0], key) < 0) out.push(entries[i++]!);
     if (i < n && entries[i]![0] === key) {
-      i++;
+      const old = entries[i++]!;
+      total -= leafEntrySize(old[0], old[1]);
       changed = true;
     }
     if (value !== DELETED) {
-      const s = leafEntrySize(key, value);
+      total += leafEntrySize(key, value);
       out.push([key, value]);
-      sizes.push(s);
-      total += s;
       changed = true;
     }
   }
   if (!changed) return [node];
+  while (i < n) out.push(entries[i++]!);
   if (out.length === 0) return [];
-  return cut(0, out, sizes, total);
+  return cut(0, out, total);
 }
 
 async function updateInternal(load: LoadNode, node: Node, ops: readonly Op[], lo: number, hi: number): Promise<Node[]> {
@@ -106,9 +101,10 @@ async function updateInternal(load: LoadNode, node: Node, ops: readonly Op[], lo
     if (c === last) k = hi;
     else {
       const maxKey = entries[c]![0];
+      if (compareUTF8(ops[j]![0], maxKey) > 0) continue;
       while (k < hi && compareUTF8(ops[k]![0], maxKey) <= 0) k++;
     }
-    if (k > j) work.push({ index: c, lo: j, hi: k });
+    work.push({ index: c, lo: j, hi: k });
     j = k;
   }
   const replaced = await Promise.all(
@@ -116,30 +112,34 @@ async function updateInternal(load: LoadNode, node: Node, ops: readonly Op[], lo
   );
 
   let changed = false;
+  let total = nodeSize(node);
   const list: InternalEntry[] = [];
-  let next = 0;
-  for (let c = 0; c <= last; c++) {
-    const w = work[next];
-    if (w === undefined || w.index !== c) {
-      list.push(entries[c]!);
-      continue;
-    }
-    const nodes = replaced[next++]!;
-    if (nodes.length === 1 && nodes[0]!.hash !== undefined && nodes[0]!.hash === entries[c]![1]) {
-      list.push(entries[c]!);
-      continue;
-    }
+  let copied = 0;
+  for (let w = 0; w < work.length; w++) {
+    const index = work[w]!.index;
+    const nodes = replaced[w]!;
+    const old = entries[index]!;
+    if (nodes.length === 1 && nodes[0]!.hash !== undefined && nodes[0]!.hash === old[1]) continue;
     changed = true;
-    for (const n of nodes) list.push([lastKey(n), childOf(n)]);
+    while (copied < index) list.push(entries[copied++]!);
+    copied++;
+    total -= internalEntrySize(old[0], old[1]);
+    for (const n of nodes) {
+      const entry: InternalEntry = [lastKey(n), childOf(n)];
+      total += internalEntrySize(entry[0], entry[1]);
+      list.push(entry);
+    }
   }
   if (!changed) return [node];
+  while (copied <= last) list.push(entries[copied++]!);
   if (list.length === 0) return [];
-  await mergeSmallChildren(load, node.level - 1, list);
-  return cut(node.level, list);
+  const merged = await mergeSmallChildren(load, node.level - 1, list);
+  return cut(node.level, list, merged ? undefined : total);
 }
 
-/** Merges every changed child under the minimum size with a neighbour. Edits `list` in place. */
-async function mergeSmallChildren(load: LoadNode, childLevel: number, list: InternalEntry[]): Promise<void> {
+/** Merges every changed child under the minimum size with a neighbour. Edits `list` in place; says whether it did. */
+async function mergeSmallChildren(load: LoadNode, childLevel: number, list: InternalEntry[]): Promise<boolean> {
+  let merges = false;
   let i = 0;
   while (i < list.length && list.length > 1) {
     const child = list[i]![1];
@@ -147,6 +147,7 @@ async function mergeSmallChildren(load: LoadNode, childLevel: number, list: Inte
       i++;
       continue;
     }
+    merges = true;
     const a = i + 1 < list.length ? i : i - 1;
     const [left, right] = await Promise.all([load(list[a]![1]), load(list[a + 1]![1])]);
     const entries = [...left.entries, ...right.entries];
@@ -156,15 +157,15 @@ async function mergeSmallChildren(load: LoadNode, childLevel: number, list: Inte
     list.splice(a, 2, ...merged.map((n) => [lastKey(n), childOf(n)] as const));
     i = merged.length === 1 ? a : a + merged.length;
   }
+  return merges;
 }
 
-/** Cuts sorted entries into nodes of `level` by size. */
-function cut(level: number, entries: readonly NodeEntry[], sizes?: number[], total?: number): MemNode[] {
-  if (sizes === undefined || total === undefined) {
-    sizes = new Array<number>(entries.length);
-    total = NODE_OVERHEAD_BYTES;
-    for (let i = 0; i < entries.length; i++) total += sizes[i] = entrySize(level, entries[i]!);
-  }
+/** Cuts sorted entries into nodes of `level` by size; `total` is their size if known. */
+function cut(level: number, entries: readonly NodeEntry[], total?: number): MemNode[] {
+  if (total !== undefined && total <= BTREE_MAX_NODE_BYTES) return [new MemNode(level, entries, total)];
+  const sizes = new Array<number>(entries.length);
+  total = NODE_OVERHEAD_BYTES;
+  for (let i = 0; i < entries.length; i++) total += sizes[i] = entrySize(level, entries[i]!);
   const ends = partition(
     sizes,
     total - NODE_OVERHEAD_BYTES,

@@ -85,11 +85,19 @@ export class BTreeWrite extends BTreeRead implements BTreeWriter {
     const refs: Hash[] = [];
     if (node.level > 0) {
       const internal = entries as readonly InternalEntry[];
-      const written = await Promise.all(internal.map(([, c]) => (typeof c === 'string' ? c : this.#write(c))));
-      let same = true;
-      for (let i = 0; i < internal.length; i++) if (written[i] !== internal[i]![1]) same = false;
-      if (!same) entries = internal.map(([k], i) => [k, written[i]!] as const);
-      refs.push(...written);
+      let rewritten: InternalEntry[] | undefined;
+      for (let i = 0; i < internal.length; i++) {
+        const [k, c] = internal[i]!;
+        if (typeof c === 'string') {
+          refs.push(c);
+          continue;
+        }
+        const hash = await this.#write(c);
+        refs.push(hash);
+        rewritten ??= internal.slice();
+        rewritten[i] = [k, hash];
+      }
+      if (rewritten !== undefined) entries = rewritten;
     }
     const chunk = this.#dag.createChunk(chunkData(node.level, entries), refs);
     await this.#dag.putChunk(chunk);

@@ -23,22 +23,60 @@ export async function computeRefCounts(
   source: RefCountSource,
 ): Promise<Map<Hash, number>> {
   const counts = new Map<Hash, number>();
-  const work: [Hash, number][] = [];
-  for (const [hash, delta] of deltas) if (delta !== 0) work.push([hash, delta]);
-  while (work.length > 0) {
-    const [hash, delta] = work.pop()!;
-    if (!source.tracks(hash)) continue;
-    let before = counts.get(hash);
-    if (before === undefined) before = await source.count(hash);
-    const after = before + delta;
-    counts.set(hash, after);
-    // Counts may dip below zero while the work list is half done; only the final ones must not.
-    if (before > 0 !== after > 0) {
-      const childDelta = after > 0 ? 1 : -1;
-      for (const ref of await source.refs(hash)) work.push([ref, childDelta]);
+  // Rounds, one graph level at a time: a new node and the old one it replaces
+  // usually sit at the same depth, so the +1 and -1 they give the children
+  // they share cancel out in the same round (see addChildDeltas).
+  let round = new Map<Hash, number>(deltas);
+  while (round.size > 0) {
+    const gained: (readonly Hash[])[] = [];
+    const lost: (readonly Hash[])[] = [];
+    for (const [hash, delta] of round) {
+      if (delta === 0 || !source.tracks(hash)) continue;
+      let before = counts.get(hash);
+      if (before === undefined) {
+        const c = source.count(hash);
+        before = typeof c === 'number' ? c : await c;
+      }
+      const after = before + delta;
+      counts.set(hash, after);
+      // Counts may dip below zero while rounds are pending; only the final ones must not.
+      if (before > 0 !== after > 0) {
+        const r = source.refs(hash);
+        const refs = Array.isArray(r) ? (r as readonly Hash[]) : await r;
+        if (refs.length > 0) (after > 0 ? gained : lost).push(refs);
+      }
     }
+    round = childDeltas(gained, lost);
   }
   return counts;
+}
+
+/**
+ * The count changes of the children of chunks that gained or lost their
+ * last reference. A gained and a lost ref list are paired up: a node and its
+ * replacement share most children in the same order, so their common prefix
+ * and suffix cancel out without touching the map.
+ */
+function childDeltas(gained: readonly (readonly Hash[])[], lost: readonly (readonly Hash[])[]): Map<Hash, number> {
+  const next = new Map<Hash, number>();
+  const add = (refs: readonly Hash[], from: number, to: number, delta: number) => {
+    for (let i = from; i < to; i++) next.set(refs[i]!, (next.get(refs[i]!) ?? 0) + delta);
+  };
+  const pairs = Math.min(gained.length, lost.length);
+  for (let p = 0; p < pairs; p++) {
+    const g = gained[p]!;
+    const l = lost[p]!;
+    const n = Math.min(g.length, l.length);
+    let prefix = 0;
+    while (prefix < n && g[prefix] === l[prefix]) prefix++;
+    let suffix = 0;
+    while (suffix < n - prefix && g[g.length - 1 - suffix] === l[l.length - 1 - suffix]) suffix++;
+    add(g, prefix, g.length - suffix, +1);
+    add(l, prefix, l.length - suffix, -1);
+  }
+  for (let p = pairs; p < gained.length; p++) add(gained[p]!, 0, gained[p]!.length, +1);
+  for (let p = pairs; p < lost.length; p++) add(lost[p]!, 0, lost[p]!.length, -1);
+  return next;
 }
 
 /** Adds `delta` to the count of a head's old or new target. */
