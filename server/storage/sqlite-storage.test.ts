@@ -31,3 +31,22 @@ describe('SqliteStorage on disk', () => {
     await b.close();
   });
 });
+
+describe('SqliteStorage group commit', () => {
+  it('commits batches of several rooms in one transaction, and fails only a bad batch', async () => {
+    const flushes: (() => void)[] = [];
+    const s = new SqliteStorage({ path: join(dir, 'group.sqlite'), schedule: (f) => flushes.push(f) });
+    await s.createRoom('a', 0);
+    await s.createRoom('b', 0);
+    const a = s.commitBatch('a', { version: 1, entries: [{ key: 'x', value: 1, version: 1 }], clients: [] });
+    const b = s.commitBatch('b', { version: 1, entries: [{ key: 'y', value: 2, version: 1 }], clients: [] });
+    const bad = s.commitBatch('missing', { version: 1, entries: [], clients: [] });
+    expect(flushes).toHaveLength(1);
+    flushes[0]!();
+    await expect(Promise.all([a, b])).resolves.toBeDefined();
+    await expect(bad).rejects.toThrow('Room missing does not exist');
+    expect((await s.loadRoom('a'))?.entries).toEqual([{ key: 'x', value: 1, version: 1 }]);
+    expect((await s.loadRoom('b'))?.meta.version).toBe(1);
+    await s.close();
+  });
+});

@@ -13,6 +13,19 @@ export interface SqliteStorageOptions {
    * @default 'FULL'
    */
   readonly synchronous?: 'FULL' | 'NORMAL';
+  /**
+   * Runs the group commit. Batches of all rooms that arrive before it runs
+   * share one transaction, so one disk sync covers them all.
+   * @default setImmediate (after the sockets' pending input was read)
+   */
+  readonly schedule?: (flush: () => void) => void;
+}
+
+interface PendingCommit {
+  readonly roomID: string;
+  readonly batch: BatchCommit;
+  readonly resolve: () => void;
+  readonly reject: (error: unknown) => void;
 }
 
 const SCHEMA = `
@@ -56,8 +69,12 @@ export class SqliteStorage implements Storage {
   private readonly db: Database.Database;
   private readonly stmts;
   private readonly commitTx: (roomID: string, batch: BatchCommit) => void;
+  private readonly commitGroup: (items: readonly PendingCommit[]) => void;
+  private readonly schedule: (flush: () => void) => void;
+  private pending: PendingCommit[] = [];
 
   constructor(options: SqliteStorageOptions) {
+    this.schedule = options.schedule ?? ((flush) => setImmediate(flush));
     this.db = new Database(options.path);
     this.db.pragma('journal_mode = WAL');
     this.db.pragma(`synchronous = ${options.synchronous ?? 'FULL'}`);
@@ -85,18 +102,23 @@ export class SqliteStorage implements Storage {
       setVersion: db.prepare('UPDATE rooms SET version = ? WHERE room_id = ?'),
       setHorizon: db.prepare('UPDATE rooms SET tombstone_horizon = max(tombstone_horizon, ?) WHERE room_id = ?'),
     };
-    this.commitTx = db.transaction((roomID: string, batch: BatchCommit) => {
-      const s = this.stmts;
-      if (s.setVersion.run(batch.version, roomID).changes !== 1) throw new Error(`Room ${roomID} does not exist`);
-      for (const e of batch.entries) {
-        s.putEntry.run(roomID, e.key, e.value === undefined ? null : JSON.stringify(e.value), e.version);
-      }
-      for (const c of batch.clients) s.putClient.run(roomID, c.clientID, c.clientGroupID, c.lastMutationID);
-      if (batch.tombstoneHorizon !== undefined) {
-        s.pruneTombstones.run(roomID, batch.tombstoneHorizon);
-        s.setHorizon.run(batch.tombstoneHorizon, roomID);
-      }
+    this.commitTx = db.transaction((roomID: string, batch: BatchCommit) => this.write(roomID, batch));
+    this.commitGroup = db.transaction((items: readonly PendingCommit[]) => {
+      for (const item of items) this.write(item.roomID, item.batch);
     });
+  }
+
+  private write(roomID: string, batch: BatchCommit): void {
+    const s = this.stmts;
+    if (s.setVersion.run(batch.version, roomID).changes !== 1) throw new Error(`Room ${roomID} does not exist`);
+    for (const e of batch.entries) {
+      s.putEntry.run(roomID, e.key, e.value === undefined ? null : JSON.stringify(e.value), e.version);
+    }
+    for (const c of batch.clients) s.putClient.run(roomID, c.clientID, c.clientGroupID, c.lastMutationID);
+    if (batch.tombstoneHorizon !== undefined) {
+      s.pruneTombstones.run(roomID, batch.tombstoneHorizon);
+      s.setHorizon.run(batch.tombstoneHorizon, roomID);
+    }
   }
 
   async listRooms(): Promise<RoomMeta[]> {
@@ -135,11 +157,37 @@ export class SqliteStorage implements Storage {
     })();
   }
 
-  async commitBatch(roomID: string, batch: BatchCommit): Promise<void> {
-    this.commitTx(roomID, batch);
+  commitBatch(roomID: string, batch: BatchCommit): Promise<void> {
+    return new Promise((resolve, reject) => {
+      this.pending.push({ roomID, batch, resolve, reject });
+      if (this.pending.length === 1) this.schedule(() => this.flush());
+    });
+  }
+
+  /** Commits every pending batch in one transaction; if that fails, each alone, so one bad batch fails only itself. */
+  private flush(): void {
+    const items = this.pending;
+    this.pending = [];
+    if (items.length === 0) return;
+    try {
+      this.commitGroup(items);
+      for (const item of items) item.resolve();
+      return;
+    } catch {
+      // fall through to one transaction per batch
+    }
+    for (const item of items) {
+      try {
+        this.commitTx(item.roomID, item.batch);
+        item.resolve();
+      } catch (error) {
+        item.reject(error);
+      }
+    }
   }
 
   async close(): Promise<void> {
+    this.flush();
     if (this.db.open) this.db.close();
   }
 }

@@ -1,0 +1,266 @@
+/**
+ * `npm run bench -- server`: the reference server in its own process (the CLI),
+ * driven over loopback from this one.
+ *  - push → own poke round trip, against a raw `ws` echo round trip (also a child process)
+ *  - poke fan-out to 100 clients of one room
+ *  - sustained mutations/s: 1 room × 50 clients and 50 rooms × 2 clients, with the server's memory
+ * Every loop is bounded in count and time. Prints figures; never fails on speed.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { WebSocket } from 'ws';
+import { buildConnectURL } from '../src/protocol';
+import { fixed, percentile, printTable } from './measure';
+
+const ROOT = fileURLToPath(new URL('../', import.meta.url));
+const ADMIN_KEY = 'bench-admin-key';
+const RTT_SAMPLES = 2000;
+const RTT_WARMUP = 200;
+const FANOUT_CLIENTS = 100;
+const FANOUT_SAMPLES = 200;
+const SUSTAIN_MS = 3000;
+const IN_FLIGHT_PER_CLIENT = 8;
+
+interface Child {
+  readonly proc: ChildProcess;
+  readonly url: string;
+  readonly adminURL?: string;
+}
+
+function spawnUntil(cmd: string, args: string[], pattern: RegExp): Promise<{ proc: ChildProcess; match: RegExpExecArray }> {
+  const proc = spawn(cmd, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
+  return new Promise((resolve, reject) => {
+    createInterface({ input: proc.stdout! }).on('line', (line) => {
+      const match = pattern.exec(line);
+      if (match) resolve({ proc, match });
+    });
+    proc.on('exit', (code) => reject(new Error(`${cmd} exited with ${code}`)));
+  });
+}
+
+async function startServer(storageArgs: string[]): Promise<Child> {
+  const { proc, match } = await spawnUntil(
+    join(ROOT, 'node_modules/.bin/tsx'),
+    ['server/cli.ts', '--port', '0', '--admin-key', ADMIN_KEY, '--log-level', 'warn', ...storageArgs],
+    /^roomsync server listening on (\S+) admin (\S+)/,
+  );
+  return { proc, url: match[1]!, adminURL: match[2]! };
+}
+
+const ECHO_SERVER = `
+const { WebSocketServer } = require('ws');
+const wss = new WebSocketServer({ port: 0, host: '127.0.0.1' });
+wss.on('connection', (ws) => ws.on('message', (d) => ws.send(d.toString())));
+wss.on('listening', () => console.log('echo listening on ws://127.0.0.1:' + wss.address().port));
+`;
+
+async function startEcho(): Promise<Child> {
+  const { proc, match } = await spawnUntil(process.execPath, ['-e', ECHO_SERVER], /^echo listening on (\S+)/);
+  return { proc, url: match[1]! };
+}
+
+async function stop(child: Child): Promise<void> {
+  const exited = new Promise((resolve) => child.proc.on('exit', resolve));
+  child.proc.kill('SIGTERM');
+  await exited;
+}
+
+let seq = 0;
+const id = (p: string) => `${p}-${process.pid}-${++seq}`;
+
+/** A lean protocol client: JSON.parse only, tracks its own acknowledged id. */
+class BenchClient {
+  lmid = 0;
+  private sent = 0;
+  private onPoke: ((poke: { lastMutationIDChanges: Record<string, number> }) => void) | undefined;
+  readonly clientID = id('c');
+  readonly clientGroupID = id('g');
+  readonly ws: WebSocket;
+
+  private constructor(origin: string, roomID: string) {
+    const params = { clientID: this.clientID, clientGroupID: this.clientGroupID, roomID, baseCookie: null, ts: 0, lmid: 0 };
+    this.ws = new WebSocket(buildConnectURL(origin, { ...params, wsid: 'b'.repeat(21) }), ['bench']);
+    this.ws.on('message', (data) => {
+      const msg = JSON.parse(data.toString()) as [string, { lastMutationIDChanges: Record<string, number> }];
+      if (msg[0] !== 'poke') return;
+      const own = msg[1].lastMutationIDChanges[this.clientID];
+      if (own !== undefined) this.lmid = own;
+      this.onPoke?.(msg[1]);
+    });
+  }
+
+  static async connect(origin: string, roomID: string): Promise<BenchClient> {
+    const c = new BenchClient(origin, roomID);
+    await new Promise<void>((resolve, reject) => {
+      c.ws.on('message', function first(data) {
+        if (!data.toString().startsWith('["connected"')) return;
+        c.ws.off('message', first);
+        resolve();
+      });
+      c.ws.on('error', reject);
+    });
+    return c;
+  }
+
+  get inFlight(): number {
+    return this.sent - this.lmid;
+  }
+
+  push(name: string, args: unknown): void {
+    const m = { id: ++this.sent, clientID: this.clientID, name, args, timestamp: 0 };
+    this.ws.send(
+      JSON.stringify(['push', { timestamp: 0, clientGroupID: this.clientGroupID, mutations: [m], pushVersion: 1, schemaVersion: '1', requestID: `r${m.id}` }]),
+    );
+  }
+
+  listen(fn: (poke: { lastMutationIDChanges: Record<string, number> }) => void): void {
+    this.onPoke = fn;
+  }
+
+  nextPoke(): Promise<void> {
+    return new Promise((resolve) => (this.onPoke = () => resolve()));
+  }
+
+  /** Pushes and resolves when this mutation is acknowledged. */
+  roundTrip(name: string, args: unknown): Promise<void> {
+    return new Promise((resolve) => {
+      const target = this.sent + 1;
+      this.onPoke = () => {
+        if (this.lmid >= target) resolve();
+      };
+      this.push(name, args);
+    });
+  }
+
+  close(): void {
+    this.ws.close();
+  }
+}
+
+async function pushRoundTrips(origin: string): Promise<number[]> {
+  const c = await BenchClient.connect(origin, id('rtt'));
+  const times: number[] = [];
+  for (let i = 0; i < RTT_WARMUP + RTT_SAMPLES; i++) {
+    const t0 = performance.now();
+    await c.roundTrip('increment', { key: 'n', delta: 1 });
+    if (i >= RTT_WARMUP) times.push(performance.now() - t0);
+  }
+  c.close();
+  return times;
+}
+
+async function echoRoundTrips(url: string): Promise<number[]> {
+  const ws = new WebSocket(url);
+  await new Promise((resolve) => ws.on('open', resolve));
+  const frame = JSON.stringify(['push', { timestamp: 0, clientGroupID: 'g', mutations: [{ id: 1, clientID: 'c', name: 'increment', args: { key: 'n', delta: 1 }, timestamp: 0 }], pushVersion: 1, schemaVersion: '1', requestID: 'r' }]);
+  const times: number[] = [];
+  for (let i = 0; i < RTT_WARMUP + RTT_SAMPLES; i++) {
+    const t0 = performance.now();
+    await new Promise<void>((resolve) => {
+      ws.once('message', (d) => {
+        JSON.parse(d.toString());
+        resolve();
+      });
+      ws.send(frame);
+    });
+    if (i >= RTT_WARMUP) times.push(performance.now() - t0);
+  }
+  ws.close();
+  return times;
+}
+
+async function fanOut(origin: string): Promise<number[]> {
+  const roomID = id('fanout');
+  const clients: BenchClient[] = [];
+  for (let i = 0; i < FANOUT_CLIENTS; i++) clients.push(await BenchClient.connect(origin, roomID));
+  const pusher = clients[0]!;
+  const times: number[] = [];
+  for (let i = 0; i < FANOUT_SAMPLES; i++) {
+    const t0 = performance.now();
+    const all = Promise.all(clients.map((c) => c.nextPoke()));
+    pusher.push('put', { key: `k${i % 10}`, value: i });
+    await all;
+    times.push(performance.now() - t0);
+  }
+  for (const c of clients) c.close();
+  return times;
+}
+
+async function sustained(origin: string, rooms: number, perRoom: number): Promise<number> {
+  const clients: BenchClient[] = [];
+  for (let r = 0; r < rooms; r++) {
+    const roomID = id('load');
+    for (let i = 0; i < perRoom; i++) clients.push(await BenchClient.connect(origin, roomID));
+  }
+  const start = performance.now();
+  const base = clients.map((c) => c.lmid);
+  let running = true;
+  for (const [i, c] of clients.entries()) {
+    const refill = () => {
+      while (running && c.inFlight < IN_FLIGHT_PER_CLIENT) c.push('increment', { key: `n${i % 4}`, delta: 1 });
+    };
+    c.listen(refill);
+    refill();
+  }
+  await new Promise((resolve) => setTimeout(resolve, SUSTAIN_MS));
+  running = false;
+  const elapsed = performance.now() - start;
+  const done = clients.reduce((n, c, i) => n + c.lmid - base[i]!, 0);
+  for (const c of clients) c.close();
+  return done / (elapsed / 1000);
+}
+
+async function serverMemory(adminURL: string): Promise<string> {
+  const res = await fetch(`${adminURL}/stats`, { headers: { authorization: `Bearer ${ADMIN_KEY}` } });
+  const { memory } = (await res.json()) as { memory: { rss: number; heapUsed: number } };
+  return `rss ${fixed(memory.rss / 2 ** 20, 0)} MiB, heap ${fixed(memory.heapUsed / 2 ** 20, 0)} MiB`;
+}
+
+const ms = (v: number) => `${fixed(v, 3)} ms`;
+
+export async function runServerBench(): Promise<void> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'roomsync-bench-'));
+  const echo = await startEcho();
+  const full = await startServer(['--data-dir', dataDir]);
+  try {
+    const echoTimes = await echoRoundTrips(echo.url);
+    const pushTimes = await pushRoundTrips(full.url);
+    const normal = await startServer(['--data-dir', join(dataDir, 'normal'), '--synchronous', 'NORMAL']);
+    const normalTimes = await pushRoundTrips(normal.url);
+    await stop(normal);
+    const memory = await startServer(['--memory']);
+    const memoryTimes = await pushRoundTrips(memory.url);
+    await stop(memory);
+    const p50echo = percentile(echoTimes, 50);
+    const row = (name: string, t: number[]) => [name, ms(percentile(t, 50)), ms(percentile(t, 99)), `${fixed(percentile(t, 50) / p50echo, 1)}×`];
+    printTable(`server: round trip on loopback, ${RTT_SAMPLES} sequential samples (target p50 < 2 ms)`, ['what', 'p50', 'p99', 'p50 vs echo'], [
+      row('raw ws echo (child process)', echoTimes),
+      row('push → own poke, SQLite FULL', pushTimes),
+      row('push → own poke, SQLite NORMAL', normalTimes),
+      row('push → own poke, memory storage', memoryTimes),
+    ]);
+
+    const fan = await fanOut(full.url);
+    printTable(`server: poke fan-out, one push → all ${FANOUT_CLIENTS} clients of a room poked (${FANOUT_SAMPLES} samples)`, ['what', 'p50', 'p99'], [
+      ['push → last of 100 pokes', ms(percentile(fan, 50)), ms(percentile(fan, 99))],
+    ]);
+
+    const one = await sustained(full.url, 1, 50);
+    const oneMem = await serverMemory(full.adminURL!);
+    const many = await sustained(full.url, 50, 2);
+    const manyMem = await serverMemory(full.adminURL!);
+    printTable(`server: sustained acknowledged mutations/s, ${SUSTAIN_MS / 1000} s, ${IN_FLIGHT_PER_CLIENT} in flight per client, SQLite FULL`, ['load', 'mutations/s', 'server memory after'], [
+      ['1 room × 50 clients', fixed(one, 0), oneMem],
+      ['50 rooms × 2 clients', fixed(many, 0), manyMem],
+    ]);
+  } finally {
+    await stop(full);
+    await stop(echo);
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
