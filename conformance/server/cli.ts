@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { parseCliArgs, USAGE, UsageError } from './cli-args';
 import { ConfigError, DEFAULT_CONFIG, parseConfigText } from './config';
-import { formatJSON, formatReport, formatResult } from './report';
+import { formatJSON, formatProgress, formatReport } from './report';
 import { runServerConformance } from './run-server-conformance';
 
 const EXIT_FAILED = 1;
@@ -29,7 +29,7 @@ async function main(argv: readonly string[]): Promise<number> {
     url: args.server,
     config,
     ...(args.only === undefined ? {} : { only: args.only }),
-    onResult: (result) => process.stderr.write(`${formatResult(result)}\n`),
+    onResult: (result) => process.stderr.write(`${formatProgress(result)}\n`),
   });
   process.stderr.write(`\n${formatReport(summary)}\n`);
   if (json) process.stdout.write(`${formatJSON(summary)}\n`);

@@ -18,6 +18,17 @@ export async function expectErrorFrame(socket: ProtocolSocket, kinds: readonly E
 
 /** A connect-time refusal: an error frame of one of `kinds`, then the server closes the socket. */
 export async function expectRefusal(socket: ProtocolSocket, kinds: readonly ErrorKind[], situation: string): Promise<void> {
+  const expected = `["error", ${kinds.map((kind) => JSON.stringify(kind)).join(' or ')}, …] for ${situation}, then a close`;
+  // Fail at once when the server accepts instead of waiting out the deadline.
+  const first = await socket
+    .waitFor(`an error frame for ${situation}`, () => socket.frames.find((f) => f.message?.[0] === 'error' || f.message?.[0] === 'connected'), { allowErrors: true })
+    .catch((error: unknown) => {
+      if (error instanceof CheckFailure) throw new CheckFailure(error.message, expected, error.actual);
+      throw error;
+    });
+  if (first.message?.[0] === 'connected') {
+    throw new CheckFailure(`${socket.label}: the server accepted the connection for ${situation}`, expected, first.text);
+  }
   await expectErrorFrame(socket, kinds, situation);
   try {
     await socket.waitForClose(`the server to close the socket after refusing ${situation}`);

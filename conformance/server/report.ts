@@ -18,6 +18,11 @@ export function formatResult(result: CheckResult): string {
   return lines.join('\n');
 }
 
+/** One line per finished check, for progress while the run goes on. */
+export function formatProgress(result: CheckResult): string {
+  return `  ${MARK[result.status]} ${result.name}${result.required ? '' : ' (optional)'}`;
+}
+
 /** The readable report: required checks, then optional ones, then the final `N passed, N failed` line. */
 export function formatReport(summary: ConformanceSummary): string {
   const required = summary.results.filter((r) => r.required);

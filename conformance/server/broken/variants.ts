@@ -18,17 +18,24 @@ function parse(text: string): Frame | undefined {
   }
 }
 
+/** The mutations of a well-formed push frame; undefined for anything else (malformed frames pass untouched). */
+function pushedMutations(frame: Frame | undefined): Mutation[] | undefined {
+  if (frame?.[0] !== 'push') return undefined;
+  const mutations = (frame[1] as { mutations?: unknown } | null)?.mutations;
+  return Array.isArray(mutations) ? (mutations as Mutation[]) : undefined;
+}
+
 /** (a) Every client gets every pusher's last mutation id, whatever its group. */
 export function leakAcksToAllGroups(): ProxyHooks {
   const pushedByRoom = new Map<string, Map<string, number>>();
   const room = (connection: ProxiedConnection) => connection.query.get('roomID') ?? '';
   return {
     upstream(text, connection) {
-      const frame = parse(text);
-      if (frame?.[0] === 'push') {
+      const mutations = pushedMutations(parse(text));
+      if (mutations !== undefined) {
         let pushed = pushedByRoom.get(room(connection));
         if (pushed === undefined) pushedByRoom.set(room(connection), (pushed = new Map()));
-        for (const m of (frame[1] as { mutations: Mutation[] }).mutations) pushed.set(m.clientID, Math.max(m.id, pushed.get(m.clientID) ?? 0));
+        for (const m of mutations) pushed.set(m.clientID, Math.max(m.id, pushed.get(m.clientID) ?? 0));
       }
       return [text];
     },
@@ -62,16 +69,16 @@ export function applyDuplicatesTwice(): ProxyHooks {
     },
     upstream(text) {
       const frame = parse(text);
-      if (frame?.[0] !== 'push') return [text];
-      const body = frame[1] as { mutations: Mutation[] };
-      const mutations = body.mutations.map((m) => {
+      const pushed = pushedMutations(frame);
+      if (pushed === undefined) return [text];
+      const mutations = pushed.map((m) => {
         const state = stateOf(m.clientID);
         const serverID = ++state.next;
         state.toClientID.set(serverID, m.id);
         state.latestServerID.set(m.id, serverID);
         return { ...m, id: serverID };
       });
-      return [JSON.stringify(['push', { ...body, mutations }])];
+      return [JSON.stringify(['push', { ...(frame![1] as object), mutations }])];
     },
     downstream(text) {
       const frame = parse(text);
