@@ -4,6 +4,7 @@ import type { DagRead } from '../dag/types';
 import { compareUTF8 } from './compare';
 import { diffTrees, mergeDiff, type DiffSide } from './diff';
 import { lowerBound, nodeFromChunk, type Child, type InternalEntry, type Node } from './node';
+import { ScanIterator } from './scan-iterator';
 import type { BTreeReader, DiffOp, Entry } from './types';
 
 export class BTreeRead implements BTreeReader, DiffSide {
@@ -45,10 +46,8 @@ export class BTreeRead implements BTreeReader, DiffSide {
     return root.entries.length === 0;
   }
 
-  async *scan(fromKey?: string): AsyncIterableIterator<Entry> {
-    for await (const [entries, start] of this.leaves(fromKey)) {
-      for (let i = start; i < entries.length; i++) yield entries[i]!;
-    }
+  scan(fromKey?: string): AsyncIterableIterator<Entry> {
+    return new ScanIterator(this.leaves(fromKey));
   }
 
   /**
