@@ -1,0 +1,152 @@
+import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { MemoryStorage } from './storage/memory-storage';
+import type { BatchCommit } from './storage/types';
+import { uniqueID } from './test-support/test-client';
+import { startTestServer } from './test-support/test-server';
+
+/** MemoryStorage whose commits wait until released, and which records the order of events. */
+class GatedStorage extends MemoryStorage {
+  readonly events: string[] = [];
+  failNext = false;
+  private gate: Promise<void> = Promise.resolve();
+  private release: () => void = () => {};
+
+  hold(): void {
+    this.gate = new Promise((resolve) => (this.release = resolve));
+  }
+
+  open(): void {
+    this.release();
+  }
+
+  override async commitBatch(roomID: string, batch: BatchCommit): Promise<void> {
+    this.events.push(`commit ${batch.version} requested`);
+    await this.gate;
+    if (this.failNext) {
+      this.failNext = false;
+      this.events.push(`commit ${batch.version} failed`);
+      throw new Error('disk full');
+    }
+    await super.commitBatch(roomID, batch);
+    this.events.push(`commit ${batch.version} done`);
+  }
+
+  override async close(): Promise<void> {
+    this.events.push('storage closed');
+    await super.close();
+  }
+}
+
+/** Lets the event loop turn until `predicate` holds (bounded). */
+async function until(predicate: () => boolean): Promise<void> {
+  for (let i = 0; i < 10_000 && !predicate(); i++) await new Promise((r) => setImmediate(r));
+  expect(predicate()).toBe(true);
+}
+
+describe('lifecycle', () => {
+  it('pokes only after the batch is stored', async () => {
+    const storage = new GatedStorage();
+    const t = await startTestServer({ storage });
+    const c = t.connect({ roomID: uniqueID('room') });
+    await c.ready();
+    storage.hold();
+    c.mutate('put', { key: 'k', value: 1 });
+    await until(() => storage.events.length === 1);
+    c.sendRaw(JSON.stringify(['ping', {}]));
+    await c.until(() => c.messages.some((m) => m[0] === 'pong'));
+    expect(storage.events).toEqual(['commit 1 requested']);
+    expect(c.pokes).toHaveLength(1);
+    storage.open();
+    await c.acked(1);
+    expect(storage.events).toEqual(['commit 1 requested', 'commit 1 done']);
+    await t.close();
+  });
+
+  it('graceful close finishes and stores the in-flight batch before closing sockets and storage', async () => {
+    const storage = new GatedStorage();
+    const t = await startTestServer({ storage });
+    const roomID = uniqueID('room');
+    const c = t.connect({ roomID });
+    await c.ready();
+    storage.hold();
+    c.mutate('increment', { key: 'n', delta: 1 });
+    await until(() => storage.events.length === 1);
+    const closing = t.server.close();
+    for (let i = 0; i < 20; i++) await new Promise((r) => setImmediate(r));
+    expect(storage.events).toEqual(['commit 1 requested']);
+    storage.open();
+    await closing;
+    expect(storage.events).toEqual(['commit 1 requested', 'commit 1 done', 'storage closed']);
+    await c.until(() => c.closed);
+    expect(c.closeCode).toBe(1001);
+    expect(c.lmid).toBe(1);
+  });
+
+  it('a storage failure closes the room\'s sockets (1011) without acknowledging; the room reloads from storage', async () => {
+    const storage = new GatedStorage();
+    const t = await startTestServer({ storage });
+    const roomID = uniqueID('room');
+    const c = t.connect({ roomID });
+    await c.ready();
+    c.mutate('put', { key: 'kept', value: 1 });
+    await c.acked(1);
+    storage.failNext = true;
+    c.mutate('put', { key: 'lost', value: 2 });
+    await c.until(() => c.closed);
+    expect(c.closeCode).toBe(1011);
+    expect(c.lmid).toBe(1);
+    const d = t.connect({ roomID, clientID: c.clientID, clientGroupID: c.clientGroupID, lmid: 1 });
+    await d.ready();
+    expect(Object.fromEntries(d.state)).toEqual({ kept: 1 });
+    d.push([d.mutation('put', { key: 'lost', value: 2 }, 2)]);
+    await d.acked(2);
+    expect(Object.fromEntries(d.state)).toEqual({ kept: 1, lost: 2 });
+    await t.close();
+  });
+
+  it('refuses new connections while shutting down', async () => {
+    const t = await startTestServer();
+    await t.server.close();
+    const c = t.connect({ roomID: 'r' });
+    await c.until(() => c.closed);
+    expect(c.messages).toEqual([]);
+  });
+});
+
+describe('HTTP', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'roomsync-static-'));
+  afterAll(() => {
+    rmSync(dir, { recursive: true, force: true });
+    rmSync(join(dir, '..', 'secret-roomsync.txt'), { force: true });
+  });
+  writeFileSync(join(dir, 'index.html'), '<h1>app</h1>');
+  mkdirSync(join(dir, 'assets'));
+  writeFileSync(join(dir, 'assets', 'app.js'), 'console.log(1)');
+  writeFileSync(join(dir, '..', 'secret-roomsync.txt'), 'secret');
+
+  it('serves static files with an index.html fallback for client routes', async () => {
+    const t = await startTestServer({ staticDir: dir });
+    const base = t.url.replace('ws://', 'http://');
+    const get = async (path: string) => {
+      const res = await fetch(`${base}${path}`);
+      return { status: res.status, type: res.headers.get('content-type'), body: await res.text() };
+    };
+    expect(await get('/')).toEqual({ status: 200, type: 'text/html; charset=utf-8', body: '<h1>app</h1>' });
+    expect(await get('/rooms/42')).toMatchObject({ status: 200, body: '<h1>app</h1>' });
+    expect(await get('/assets/app.js')).toMatchObject({ status: 200, type: 'text/javascript; charset=utf-8' });
+    expect((await get('/assets/missing.js')).status).toBe(404);
+    expect((await get('/..%2fsecret-roomsync.txt')).body).not.toBe('secret');
+    expect((await get('/healthz')).body).toBe('ok');
+    expect((await get('/api/sync/v1/connect')).status).toBe(426);
+    await t.close();
+  });
+
+  it('answers 404 without a static directory', async () => {
+    const t = await startTestServer();
+    expect((await fetch(`${t.url.replace('ws://', 'http://')}/`)).status).toBe(404);
+    await t.close();
+  });
+});
