@@ -57,6 +57,9 @@ export interface ConnectionOptions {
   readonly onClientStateNotFound?: () => void;
 }
 
+/** Ends of an attempt that are not connect errors (for the last-connect-error metric). */
+const NOT_CONNECT_ERRORS: ReadonlySet<string> = new Set(['Hidden', 'ClientClosed', 'ClientDisconnected']);
+
 interface Deferred {
   readonly promise: Promise<void>;
   readonly resolve: () => void;
@@ -96,6 +99,8 @@ export class Connection {
   #attempt: Deferred | null = null;
   #pushScheduled = false;
   #haltError: Error | undefined;
+  #nextRetryAt: number | undefined;
+  readonly #stateListeners = new Set<(state: ConnectionState) => void>();
 
   constructor(options: ConnectionOptions) {
     this.#options = options;
@@ -124,6 +129,11 @@ export class Connection {
   /** Connects now: skips a back-off wait and resumes after the re-authentication cap. */
   reconnect(): void {
     this.#dispatch({ type: 'reconnect' });
+  }
+
+  /** Goes offline (closes the socket, stops retrying) until reconnect(). */
+  disconnect(): void {
+    this.#dispatch({ type: 'userDisconnect' });
   }
 
   /** Closes the socket for good and rejects whatever waits on it. */
@@ -158,6 +168,17 @@ export class Connection {
     return this.#state;
   }
 
+  /** While waiting out a back-off: when the next attempt starts (clock.now() milliseconds). */
+  get nextRetryAt(): number | undefined {
+    return this.#state.waiting === 'backoff' ? this.#nextRetryAt : undefined;
+  }
+
+  /** Called after every event that changed the state. */
+  onStateChange(listener: (state: ConnectionState) => void): () => void {
+    this.#stateListeners.add(listener);
+    return () => this.#stateListeners.delete(listener);
+  }
+
   /** Resolves when connected; rejects with the error of the current attempt if it fails. */
   whenConnected(): Promise<void> {
     if (this.#state.phase === 'connected') return Promise.resolve();
@@ -187,9 +208,11 @@ export class Connection {
     this.#dispatching = true;
     try {
       for (let next = this.#events.shift(); next !== undefined; next = this.#events.shift()) {
-        const { state, effects } = transition(this.#state, next, this.#env.clock.monotonicNow());
+        const before = this.#state;
+        const { state, effects } = transition(before, next, this.#env.clock.monotonicNow());
         this.#state = state;
         for (const effect of effects) this.#perform(effect);
+        if (state !== before) this.#notifyState(state);
       }
     } finally {
       this.#dispatching = false;
@@ -214,6 +237,7 @@ export class Connection {
         if (this.#socket?.id === effect.socketID) this.#send(this.#socket, ['ping', {}]);
         return;
       case 'startTimer':
+        if (effect.name === 'backoff') this.#nextRetryAt = this.#env.clock.now() + effect.delayMs;
         this.#timers.start(effect.name, effect.delayMs, () => this.#dispatch({ type: 'timer', name: effect.name }));
         return;
       case 'cancelTimer':
@@ -231,7 +255,7 @@ export class Connection {
         this.#pushed.reset();
         return;
       case 'connectFailed':
-        if (effect.error.kind !== 'Hidden' && effect.error.kind !== 'ClientClosed') {
+        if (!NOT_CONNECT_ERRORS.has(effect.error.kind)) {
           this.#metrics.connectFailed(effect.error.kind);
         }
         this.#settleAttempt(effect.error);
@@ -249,7 +273,7 @@ export class Connection {
         return;
       case 'halted':
         this.#haltError = effect.error;
-        this.#logger.error?.(`Stopped connecting: ${effect.reason}`, effect.error);
+        (effect.reason === 'ClientDisconnected' ? this.#logger.info : this.#logger.error)?.(`Stopped connecting: ${effect.reason}`, effect.error);
         return;
       case 'updateNeeded':
         this.#callback('onUpdateNeeded', () => this.#options.onUpdateNeeded?.({ type: 'VersionNotSupported' }));
@@ -429,6 +453,10 @@ export class Connection {
     this.#attempt = null;
     if (error === undefined) attempt.resolve();
     else attempt.reject(error);
+  }
+
+  #notifyState(state: ConnectionState): void {
+    for (const listener of [...this.#stateListeners]) this.#callback('onStateChange', () => listener(state));
   }
 
   #callback(name: string, call: () => void): void {

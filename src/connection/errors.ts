@@ -10,7 +10,8 @@ export type ConnectionErrorKind =
   | 'PokeFailed'
   | 'NotConnected'
   | 'ClientStateNotFound'
-  | 'ClientClosed';
+  | 'ClientClosed'
+  | 'ClientDisconnected';
 
 /** Base of the connection's errors. Switch on `kind`. */
 export class ConnectionError extends Error {
@@ -156,5 +157,15 @@ export class ReauthLimitError extends ConnectionError {
   constructor(retries: number, cause: ConnectionError) {
     super(cause.kind, `Authentication failed after ${retries} re-authentication retries; waiting for reconnect()`, { cause });
     this.name = 'ReauthLimitError';
+  }
+}
+
+/** The app asked to go offline (disconnect()); reconnect() brings it back. */
+export class ClientDisconnectedError extends ConnectionError {
+  declare readonly kind: 'ClientDisconnected';
+
+  constructor() {
+    super('ClientDisconnected', 'Disconnected by the app');
+    this.name = 'ClientDisconnectedError';
   }
 }

@@ -10,6 +10,8 @@ export type ConnectionEvent =
   | { readonly type: 'start' }
   /** The app asks to reconnect: resumes a halted client, skips a back-off wait. */
   | { readonly type: 'reconnect' }
+  /** The app goes offline until it calls reconnect(). */
+  | { readonly type: 'userDisconnect' }
   /** The client is closed for good. */
   | { readonly type: 'close' }
   /** Something above the machine ends the socket (an out-of-order poke, a failed send). */

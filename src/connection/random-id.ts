@@ -13,3 +13,10 @@ export function randomID(random: RandomSource, length: number = RANDOM_ID_LENGTH
   }
   return id;
 }
+
+/** A version 4 UUID drawn from `random` (client and client group ids). */
+export function randomUUID(random: RandomSource): string {
+  const hex = (n: number) => Array.from({ length: n }, () => Math.floor(random() * 16).toString(16)).join('');
+  const variant = (8 + Math.floor(random() * 4)).toString(16);
+  return `${hex(8)}-${hex(4)}-4${hex(3)}-${variant}${hex(3)}-${hex(12)}`;
+}

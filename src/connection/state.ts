@@ -9,7 +9,9 @@ export type HaltReason =
   /** The server does not support this client's protocol version. */
   | 'UpdateNeeded'
   /** The server or the store lost this client's state. */
-  | 'ClientStateNotFound';
+  | 'ClientStateNotFound'
+  /** The app called disconnect(); only reconnect() resumes. */
+  | 'ClientDisconnected';
 
 /** What a disconnected client is waiting for before its next connect. */
 export type Waiting = 'start' | 'visible' | 'backoff' | 'halted' | 'none';

@@ -12,6 +12,7 @@ import type { ConnectionEffect } from './effects';
 import {
   AuthError,
   ClientClosedError,
+  ClientDisconnectedError,
   CloseError,
   ConnectionError,
   HiddenError,
@@ -52,6 +53,13 @@ function step(s: ConnectionState, event: ConnectionEvent, now: number, fx: Effec
       return onReconnect(s, now, fx);
     case 'close':
       return close(s, fx);
+    case 'userDisconnect': {
+      if (s.halt !== null && s.halt !== 'ReauthLimit') return s;
+      const ended = endSocket(s, new ClientDisconnectedError(), fx);
+      fx.push({ type: 'cancelTimer', name: 'backoff' });
+      fx.push({ type: 'log', level: 'info', message: 'Disconnected by the app' });
+      return halt(ended, 'ClientDisconnected', undefined, fx);
+    }
     case 'disconnect':
       return isActive(s) ? fail(s, event.error, now, fx) : s;
     case 'clientStateNotFound': {
@@ -180,7 +188,7 @@ function onReconnect(s: ConnectionState, now: number, fx: Effects): ConnectionSt
     fx.push({ type: 'log', level: 'info', message: `Not reconnecting: ${s.halt}` });
     return s;
   }
-  let next = s.halt === 'ReauthLimit' ? resume(s, fx) : s;
+  let next = s.halt === 'ReauthLimit' || s.halt === 'ClientDisconnected' ? resume(s, fx) : s;
   if (next.waiting === 'backoff') fx.push({ type: 'cancelTimer', name: 'backoff' });
   next = { ...next, waiting: 'none' };
   return tryConnect(next, now, fx);

@@ -1,0 +1,55 @@
+export {
+  Reflect,
+  storeName,
+  type ConnectionStatus,
+  type MakeMutator,
+  type MakeMutators,
+  type ReflectOptions,
+} from './reflect';
+export type { UpdateNeededReason } from './connection/connection';
+export type { AuthOption } from './connection/auth';
+export type {
+  Clock,
+  ConnectionEnvironment,
+  NetworkSource,
+  RandomSource,
+  Timers,
+  VisibilitySource,
+} from './connection/environment';
+export type { SocketConstructor, SocketLike } from './connection/socket';
+export {
+  AuthError,
+  ClientClosedError,
+  ClientDisconnectedError,
+  ClientGroupUnknownError,
+  CloseError,
+  ConnectionError,
+  PokeError,
+  PullError,
+  PushError,
+  ReauthLimitError,
+  ServerError,
+  TimeoutError,
+  UnexpectedBaseCookieError,
+  type ConnectionErrorKind,
+} from './connection/errors';
+export { createConsoleSink, Logger, type LogContext, type LogLevel, type LogSink } from './logging/index';
+export { noopMetrics, type Gauge, type Metrics, type StateMetric } from './metrics/metrics';
+export { LAST_CONNECT_ERROR, TIME_TO_CONNECT_MS } from './metrics/metric-names';
+export type {
+  IndexKey,
+  JSONValue,
+  MutatorDefs,
+  MutatorImpl,
+  ReadonlyJSONValue,
+  ReadTransaction,
+  ScanOptions,
+  ScanResult,
+  TransactionReason,
+  WriteTransaction,
+} from './db/transaction-types';
+export type { SubscribeOptions } from './db/subscriptions';
+export type { WatchCallback, WatchDiff, WatchDiffOp, WatchOptions } from './db/watch';
+export type { IndexDefinition, IndexDefinitions } from './db/index-definition';
+export { MemoryStore } from './kv/memory-store';
+export type { KvStore } from './kv/types';

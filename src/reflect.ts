@@ -1,0 +1,306 @@
+/**
+ * The public client: the local store and the connection, glued together.
+ * Platform defaults come from connection/default-environment (the edge).
+ */
+import type { ReadonlyJSONValue } from '../protocol/json';
+import type { AuthOption } from './connection/auth';
+import { Connection, type UpdateNeededReason } from './connection/connection';
+import { defaultEnvironment, reloadPage } from './connection/default-environment';
+import type { ConnectionEnvironment } from './connection/environment';
+import { randomUUID } from './connection/random-id';
+import type { ConnectionState } from './connection/state';
+import { LocalMutationSignal, StoreSyncTarget } from './connection/store-sync-target';
+import type { IndexDefinitions } from './db/index-definition';
+import type { StoreLogger } from './db/logger';
+import { createStore, type Store } from './db/store';
+import type { SubscribeOptions } from './db/subscriptions';
+import type { MutatorDefs, ReadTransaction, WriteTransaction } from './db/transaction-types';
+import type { WatchCallback, WatchOptions } from './db/watch';
+import type { KvStore } from './kv/types';
+import { createConsoleSink } from './logging/console-sink';
+import type { LogLevel, LogSink } from './logging/log-sink';
+import { Logger } from './logging/logger';
+import type { Metrics } from './metrics/metrics';
+
+export interface ReflectOptions<MD extends MutatorDefs> {
+  /** The signed-in user; part of the local store name. Must not be empty. */
+  readonly userID: string;
+  /** The room to sync. */
+  readonly roomID: string;
+  /** The sync server, `ws://` or `wss://`; null keeps the client local-only (no socket). */
+  readonly socketOrigin: string | null;
+  /** The auth token, or a function returning one (called again after an auth error). @default undefined */
+  readonly auth?: AuthOption;
+  /** Sent with every push. @default '' */
+  readonly schemaVersion?: string;
+  /** The mutators, by name: `r.mutate.<name>(args)`. @default {} */
+  readonly mutators?: MD;
+  /** Secondary indexes of the local store. @default {} */
+  readonly indexes?: IndexDefinitions;
+  /** @default 'error' */
+  readonly logLevel?: LogLevel;
+  /** @default [a console sink] */
+  readonly logSinks?: readonly LogSink[];
+  /** @default metrics that go nowhere */
+  readonly metrics?: Metrics;
+  /** Called when `online` changes. */
+  readonly onOnlineChange?: (online: boolean) => void;
+  /** The server needs a newer client. @default reloads the page */
+  readonly onUpdateNeeded?: (reason: UpdateNeededReason) => void;
+  /** The server or the local store lost this client's state. @default reloads the page */
+  readonly onClientStateNotFound?: () => void;
+  /** Replaces parts of the platform (socket constructor, clock, timers, random, visibility, network). For tests and Node. */
+  readonly environment?: Partial<ConnectionEnvironment>;
+  /** Keep the data in this kv store instead of IndexedDB (e.g. a MemoryStore in tests). */
+  readonly kvStore?: KvStore;
+  /** The IndexedDB to open the local store in. @default globalThis.indexedDB */
+  readonly idbFactory?: IDBFactory;
+}
+
+/** `r.mutate.name(args)`: the mutator's args, and a promise of what it returns. */
+export type MakeMutator<F> = F extends (tx: WriteTransaction, ...args: infer A) => infer R ? (...args: A) => Promise<Awaited<R>> : never;
+export type MakeMutators<MD extends MutatorDefs> = { readonly [K in keyof MD]: MakeMutator<MD[K]> };
+
+/** What `useConnectionStatus` shows. */
+export interface ConnectionStatus {
+  readonly state: 'disconnected' | 'connecting' | 'connected';
+  readonly reason?: string;
+  readonly nextRetryAt?: number;
+  readonly online: boolean;
+}
+
+const STORE_NAME_PREFIX = 'roomsync';
+
+/** The local store name of a user in a room. */
+export function storeName(userID: string, roomID: string): string {
+  return `${STORE_NAME_PREFIX}-${encodeURIComponent(userID)}-${encodeURIComponent(roomID)}`;
+}
+
+export class Reflect<MD extends MutatorDefs = MutatorDefs> {
+  readonly userID: string;
+  readonly roomID: string;
+  readonly clientID: string;
+  readonly clientGroupID: string;
+  readonly idbName: string;
+  readonly schemaVersion: string;
+  readonly mutate: MakeMutators<MD>;
+
+  readonly #options: ReflectOptions<MD>;
+  readonly #logger: Logger;
+  readonly #ready: Promise<Store>;
+  readonly #statusListeners = new Set<(status: ConnectionStatus) => void>();
+  readonly #pendingListeners = new Set<(count: number) => void>();
+  #store: Store | undefined;
+  #connection: Connection | undefined;
+  #closed = false;
+  #offline = false;
+  #status: ConnectionStatus = { state: 'disconnected', online: false };
+  #pendingCount = 0;
+
+  constructor(options: ReflectOptions<MD>) {
+    if (typeof options.userID !== 'string' || options.userID === '') {
+      throw new Error('ReflectOptions.userID must not be empty.');
+    }
+    const { socketOrigin } = options;
+    if (socketOrigin !== null && !/^wss?:\/\//.test(String(socketOrigin))) {
+      throw new Error("ReflectOptions.socketOrigin must use the 'ws' or 'wss' scheme.");
+    }
+    this.#options = options;
+    this.userID = options.userID;
+    this.roomID = options.roomID;
+    this.schemaVersion = options.schemaVersion ?? '';
+    this.idbName = storeName(options.userID, options.roomID);
+    const environment = defaultEnvironment(options.environment);
+    this.clientID = randomUUID(environment.random);
+    this.clientGroupID = randomUUID(environment.random);
+    this.#logger = new Logger(options.logLevel ?? 'error', options.logSinks ?? [createConsoleSink()], {
+      roomID: options.roomID,
+      clientID: this.clientID,
+    });
+    this.mutate = this.#makeMutators();
+    this.#ready = this.#open(environment);
+    this.#ready.catch((error: unknown) => this.#logger.error?.('Could not open the local store', error));
+  }
+
+  /** True after a successful connect, false after a failure (always false without a socketOrigin). */
+  get online(): boolean {
+    return this.#connection?.online ?? false;
+  }
+
+  get closed(): boolean {
+    return this.#closed;
+  }
+
+  get connectionStatus(): ConnectionStatus {
+    return this.#status;
+  }
+
+  onConnectionStatusChange(listener: (status: ConnectionStatus) => void): () => void {
+    this.#statusListeners.add(listener);
+    return () => this.#statusListeners.delete(listener);
+  }
+
+  /** Local mutations the server has not acknowledged yet. */
+  get pendingMutationCount(): number {
+    return this.#pendingCount;
+  }
+
+  onPendingMutationCountChange(listener: (count: number) => void): () => void {
+    this.#pendingListeners.add(listener);
+    return () => this.#pendingListeners.delete(listener);
+  }
+
+  /** Connects now: skips a back-off wait, resumes after disconnect() or the re-authentication limit. */
+  reconnect(): void {
+    this.#offline = false;
+    this.#connection?.reconnect();
+  }
+
+  /** Goes offline: closes the socket and stays disconnected until reconnect(). Mutations keep working locally. */
+  disconnect(): void {
+    this.#offline = true;
+    this.#connection?.disconnect();
+  }
+
+  async query<R>(body: (tx: ReadTransaction) => Promise<R> | R): Promise<R> {
+    return (await this.#ready).query(body);
+  }
+
+  /** Calls `onData` with `body`'s result now and whenever it changes. Returns the unsubscribe function. */
+  subscribe<R>(body: (tx: ReadTransaction) => Promise<R> | R, options: SubscribeOptions<R> | ((result: R) => void)): () => void {
+    const subscribeOptions = typeof options === 'function' ? { onData: options } : options;
+    return this.#whenOpen(
+      (store) => store.subscribe(body, subscribeOptions),
+      (error) => subscribeOptions.onError?.(error),
+    );
+  }
+
+  /** Calls `callback` with the diff of every change under `options.prefix`. Returns the unsubscribe function. */
+  experimentalWatch(callback: WatchCallback, options?: WatchOptions): () => void {
+    return this.#whenOpen(
+      (store) => store.experimentalWatch(callback, options),
+      (error) => this.#logger.error?.('experimentalWatch failed', error),
+    );
+  }
+
+  /** Closes the socket and the local store (after writing it out). */
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.#connection?.close();
+    let store: Store;
+    try {
+      store = await this.#ready;
+    } catch {
+      return;
+    }
+    this.#connection?.close();
+    await store.close();
+    await this.#logger.flush();
+  }
+
+  async #open(environment: ConnectionEnvironment): Promise<Store> {
+    const options = this.#options;
+    const localMutations = new LocalMutationSignal();
+    const store = await createStore({
+      ...(options.kvStore === undefined ? { name: this.idbName } : { kvStore: options.kvStore }),
+      ...(options.idbFactory === undefined ? {} : { idbFactory: options.idbFactory }),
+      clientID: this.clientID,
+      mutators: options.mutators ?? {},
+      indexes: options.indexes ?? {},
+      clock: () => environment.clock.now(),
+      timers: environment.timers,
+      random: environment.random,
+      logger: storeLogger(this.#logger),
+      onLocalMutation: localMutations.fire,
+    });
+    this.#store = store;
+    if (this.#closed) {
+      await store.close();
+      return store;
+    }
+    localMutations.subscribe(() => this.#updatePendingCount());
+    if (options.socketOrigin !== null) this.#connect(options.socketOrigin, store, localMutations, environment);
+    return store;
+  }
+
+  #connect(socketOrigin: string, store: Store, localMutations: LocalMutationSignal, environment: ConnectionEnvironment): void {
+    const options = this.#options;
+    const connection = new Connection({
+      socketOrigin,
+      clientID: this.clientID,
+      clientGroupID: this.clientGroupID,
+      roomID: this.roomID,
+      schemaVersion: this.schemaVersion,
+      auth: options.auth,
+      syncTarget: new StoreSyncTarget(store, localMutations, () => this.#updatePendingCount()),
+      environment,
+      logger: this.#logger,
+      ...(options.metrics === undefined ? {} : { metrics: options.metrics }),
+      onOnlineChange: (online) => options.onOnlineChange?.(online),
+      onUpdateNeeded: options.onUpdateNeeded ?? reloadPage,
+      onClientStateNotFound: options.onClientStateNotFound ?? reloadPage,
+    });
+    this.#connection = connection;
+    connection.onStateChange((state) => this.#updateStatus(state, connection.nextRetryAt));
+    connection.start();
+    if (this.#offline) connection.disconnect();
+  }
+
+  #whenOpen(start: (store: Store) => () => void, fail: (error: unknown) => void): () => void {
+    if (this.#store !== undefined && !this.#closed) return start(this.#store);
+    let stop: (() => void) | undefined;
+    let cancelled = false;
+    this.#ready.then(
+      (store) => {
+        if (!cancelled && !this.#closed) stop = start(store);
+      },
+      (error: unknown) => {
+        if (!cancelled) fail(error);
+      },
+    );
+    return () => {
+      cancelled = true;
+      stop?.();
+    };
+  }
+
+  #makeMutators(): MakeMutators<MD> {
+    const mutators: Record<string, (args?: unknown) => Promise<unknown>> = {};
+    for (const name of Object.keys(this.#options.mutators ?? {})) {
+      mutators[name] = async (args?: unknown) => (await this.#ready).mutate(name, args as ReadonlyJSONValue);
+    }
+    return Object.freeze(mutators) as unknown as MakeMutators<MD>;
+  }
+
+  #updateStatus(state: ConnectionState, nextRetryAt: number | undefined): void {
+    const phase = state.phase === 'closed' ? 'disconnected' : state.phase;
+    const reason = phase === 'disconnected' ? (state.lastDisconnectReason ?? state.halt ?? undefined) : undefined;
+    const previous = this.#status;
+    if (previous.state === phase && previous.online === state.online && previous.reason === reason && previous.nextRetryAt === nextRetryAt) {
+      return;
+    }
+    this.#status = {
+      state: phase,
+      online: state.online,
+      ...(reason === undefined ? {} : { reason }),
+      ...(nextRetryAt === undefined ? {} : { nextRetryAt }),
+    };
+    for (const listener of [...this.#statusListeners]) listener(this.#status);
+  }
+
+  #updatePendingCount(): void {
+    const count = this.#store?.pendingMutations().length ?? 0;
+    if (count === this.#pendingCount) return;
+    this.#pendingCount = count;
+    for (const listener of [...this.#pendingListeners]) listener(count);
+  }
+}
+
+function storeLogger(logger: Logger): StoreLogger {
+  return {
+    error: (message, ...details) => logger.error?.(message, ...details),
+    warn: (message, ...details) => logger.info?.(message, ...details),
+    debug: (message, ...details) => logger.debug?.(message, ...details),
+  };
+}
