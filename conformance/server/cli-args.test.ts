@@ -1,0 +1,24 @@
+import { describe, expect, it } from 'vitest';
+import { parseCliArgs, UsageError } from './cli-args';
+
+describe('conformance CLI arguments', () => {
+  it('reads --server, --config, --json and --only', () => {
+    expect(parseCliArgs(['--server', 'ws://127.0.0.1:8080', '--config', 'c.json', '--json', '--only', 'push/'])).toEqual({
+      server: 'ws://127.0.0.1:8080',
+      configFile: 'c.json',
+      json: true,
+      only: 'push/',
+    });
+    expect(parseCliArgs(['--server=wss://example.com'])).toEqual({ server: 'wss://example.com', configFile: undefined, json: false, only: undefined });
+  });
+
+  it('answers --help', () => {
+    expect(parseCliArgs(['--help'])).toBe('help');
+  });
+
+  it('refuses a missing or non-WebSocket server and unknown options', () => {
+    expect(() => parseCliArgs([])).toThrow(new UsageError('--server is required'));
+    expect(() => parseCliArgs(['--server', 'http://x'])).toThrow(UsageError);
+    expect(() => parseCliArgs(['--server', 'ws://x', '--verbose'])).toThrow(UsageError);
+  });
+});
