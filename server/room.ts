@@ -143,7 +143,12 @@ export class Room {
         let n = 0;
         while (n < this.queue.length && this.queue[n]!.kind === 'push') n++;
         const pushes = this.queue.splice(0, n) as Extract<Task, { kind: 'push' }>[];
-        await this.processBatch(pushes);
+        try {
+          await this.processBatch(pushes);
+        } catch (error) {
+          // Not expected: the state in memory can no longer be trusted; reload it from storage.
+          this.fail(new StorageError(`Processing a batch of room ${this.roomID} failed`, { cause: error }));
+        }
       }
     } finally {
       this.running = false;
@@ -326,8 +331,9 @@ export class Room {
   }
 
   private fail(error: StorageError): void {
+    if (this.broken) return;
     this.broken = true;
-    this.deps.logger.error('room storage failed; closing the room in memory', { roomID: this.roomID, error, cause: error.cause });
+    this.deps.logger.error('room failed; closing its connections and dropping it from memory', { roomID: this.roomID, error, cause: error.cause });
     for (const conn of this.conns) conn.close(CLOSE_INTERNAL_ERROR, 'storage failure');
     this.conns.clear();
     this.deps.onBroken(this);

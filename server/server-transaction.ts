@@ -34,11 +34,13 @@ export class ServerTransaction implements WriteTransaction {
 
   async get(key: string): Promise<ReadonlyJSONValue | undefined> {
     this.checkOpen();
+    checkKey(key);
     return this.batch.data.get(key);
   }
 
   async has(key: string): Promise<boolean> {
     this.checkOpen();
+    checkKey(key);
     return this.batch.data.get(key) !== undefined;
   }
 
@@ -49,11 +51,13 @@ export class ServerTransaction implements WriteTransaction {
 
   async put(key: string, value: ReadonlyJSONValue): Promise<void> {
     this.checkOpen();
+    checkKey(key);
     this.batch.write(key, frozenJSONCopy(key, value));
   }
 
   async del(key: string): Promise<boolean> {
     this.checkOpen();
+    checkKey(key);
     return this.batch.write(key, undefined);
   }
 
@@ -64,6 +68,8 @@ export class ServerTransaction implements WriteTransaction {
     if (options?.indexName !== undefined) throw new IndexScanNotSupportedError(options.indexName);
     const prefix = options?.prefix ?? '';
     const start = options?.start;
+    checkKey(prefix, 'scan prefix');
+    if (start !== undefined) checkKey(start.key, 'scan start key');
     const startAfterPrefix = start !== undefined && compareKeys(start.key, prefix) > 0;
     const from = startAfterPrefix ? start.key : prefix;
     const exclusive = startAfterPrefix && start.exclusive === true;
@@ -84,6 +90,10 @@ export class ServerTransaction implements WriteTransaction {
       }
     });
   }
+}
+
+function checkKey(key: unknown, what = 'key'): asserts key is string {
+  if (typeof key !== 'string') throw new TypeError(`The ${what} must be a string, got ${key === null ? 'null' : typeof key}`);
 }
 
 type Pair = readonly [string, ReadonlyJSONValue];
