@@ -81,11 +81,13 @@ export class BTreeWrite extends BTreeRead implements BTreeWriter {
   }
 
   async #write(node: MemNode): Promise<Hash> {
-    let entries = node.entries;
+    const entries = node.entries;
     const refs: Hash[] = [];
     if (node.level > 0) {
-      const internal = entries as readonly InternalEntry[];
-      let rewritten: InternalEntry[] | undefined;
+      // A MemNode owns its entries array (tree-update never shares one), so
+      // written children are swapped for their hashes in place: the array
+      // becomes the chunk data without another copy of a wide node.
+      const internal = entries as InternalEntry[];
       for (let i = 0; i < internal.length; i++) {
         const [k, c] = internal[i]!;
         if (typeof c === 'string') {
@@ -94,10 +96,8 @@ export class BTreeWrite extends BTreeRead implements BTreeWriter {
         }
         const hash = await this.#write(c);
         refs.push(hash);
-        rewritten ??= internal.slice();
-        rewritten[i] = [k, hash];
+        internal[i] = [k, hash];
       }
-      if (rewritten !== undefined) entries = rewritten;
     }
     const chunk = this.#dag.createChunk(chunkData(node.level, entries), refs);
     await this.#dag.putChunk(chunk);

@@ -28,23 +28,32 @@ export async function computeRefCounts(
   // they share cancel out in the same round (see addChildDeltas).
   let round = new Map<Hash, number>(deltas);
   while (round.size > 0) {
-    const gained: (readonly Hash[])[] = [];
-    const lost: (readonly Hash[])[] = [];
+    // Stored counts and refs of a round are read together, so a slow store answers them in parallel.
+    const live: [Hash, number][] = [];
+    const loading: Promise<void>[] = [];
     for (const [hash, delta] of round) {
       if (delta === 0 || !source.tracks(hash)) continue;
-      let before = counts.get(hash);
-      if (before === undefined) {
-        const c = source.count(hash);
-        before = typeof c === 'number' ? c : await c;
-      }
+      live.push([hash, delta]);
+      if (counts.has(hash)) continue;
+      const c = source.count(hash);
+      if (typeof c === 'number') counts.set(hash, c);
+      else loading.push(c.then((n) => void counts.set(hash, n)));
+    }
+    if (loading.length > 0) await Promise.all(loading);
+
+    const flips: [Hash, boolean][] = [];
+    for (const [hash, delta] of live) {
+      const before = counts.get(hash)!;
       const after = before + delta;
       counts.set(hash, after);
       // Counts may dip below zero while rounds are pending; only the final ones must not.
-      if (before > 0 !== after > 0) {
-        const r = source.refs(hash);
-        const refs = Array.isArray(r) ? (r as readonly Hash[]) : await r;
-        if (refs.length > 0) (after > 0 ? gained : lost).push(refs);
-      }
+      if (before > 0 !== after > 0) flips.push([hash, after > 0]);
+    }
+    const refs = await Promise.all(flips.map(([hash]) => source.refs(hash)));
+    const gained: (readonly Hash[])[] = [];
+    const lost: (readonly Hash[])[] = [];
+    for (let i = 0; i < flips.length; i++) {
+      if (refs[i]!.length > 0) (flips[i]![1] ? gained : lost).push(refs[i]!);
     }
     round = childDeltas(gained, lost);
   }
