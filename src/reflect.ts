@@ -73,7 +73,7 @@ const STORE_NAME_PREFIX = 'roomsync';
 
 /** The local store name of a user in a room. */
 export function storeName(userID: string, roomID: string): string {
-  return `${STORE_NAME_PREFIX}-${encodeURIComponent(userID)}-${encodeURIComponent(roomID)}`;
+  return `${STORE_NAME_PREFIX}:${encodeURIComponent(userID)}:${encodeURIComponent(roomID)}`;
 }
 
 export class Reflect<MD extends MutatorDefs = MutatorDefs> {

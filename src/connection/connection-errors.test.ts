@@ -132,3 +132,41 @@ describe('socket close', () => {
     expect(h.clock.pendingTimers).toBe(0);
   });
 });
+
+describe('disconnect() by the app', () => {
+  it('closes the socket, stays offline through visibility and network changes, and resumes on reconnect()', async () => {
+    const h = new Harness();
+    await h.connectLast();
+    h.connection.disconnect();
+    expect(h.socket.closedByClient?.reason).toBe('ClientDisconnected');
+    expect(h.connection.haltReason).toBe('ClientDisconnected');
+    expect(h.metrics.states.has('last_connect_error')).toBe(false);
+    h.visibility.set(false);
+    h.visibility.set(true);
+    h.network.set(false);
+    h.network.set(true);
+    await h.clock.advance(600 * SECOND);
+    expect(h.sockets).toHaveLength(1);
+    h.target.mutate('offline');
+    h.connection.reconnect();
+    await h.connectLast();
+    expect(h.sockets).toHaveLength(2);
+    expect(h.socket.messages).toEqual([['push', expect.objectContaining({ mutations: [expect.objectContaining({ id: 1 })] })]]);
+  });
+
+  it('reports state changes and the next retry time', async () => {
+    const h = new Harness({ start: false });
+    const phases: string[] = [];
+    h.connection.onStateChange((state) => {
+      const phase = `${state.phase}/${state.waiting}`;
+      if (phases.at(-1) !== phase) phases.push(phase);
+    });
+    h.connection.start();
+    await h.settle();
+    h.socket.drop();
+    expect(h.connection.nextRetryAt).toBe(5 * SECOND);
+    await h.clock.advance(5 * SECOND);
+    expect(h.connection.nextRetryAt).toBeUndefined();
+    expect(phases).toEqual(['connecting/none', 'disconnected/backoff', 'connecting/none']);
+  });
+});

@@ -1,0 +1,161 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { alwaysOn } from './connection/default-environment';
+import { FakeClock } from './connection/testing/fake-clock';
+import { FakeSocketServer } from './connection/testing/fake-socket';
+import { seededRandom } from './connection/testing/harness';
+import type { WriteTransaction } from './db/transaction-types';
+import { MemoryStore } from './kv/memory-store';
+import { Reflect, storeName, type ConnectionStatus } from './reflect';
+
+const mutators = {
+  put: async (tx: WriteTransaction, args: { key: string; value: number }) => {
+    await tx.put(args.key, args.value);
+  },
+  bump: async (tx: WriteTransaction) => {
+    const value = ((await tx.get('n')) as number | undefined) ?? 0;
+    await tx.put('n', value + 1);
+    return value + 1;
+  },
+};
+
+let storeCount = 0;
+const opened: Reflect<typeof mutators>[] = [];
+
+function setup(socketOrigin: string | null = 'ws://sync.test') {
+  const clock = new FakeClock(1000);
+  const server = new FakeSocketServer(() => clock.now());
+  const online: boolean[] = [];
+  const r = new Reflect({
+    userID: 'user-1',
+    roomID: 'room-1',
+    socketOrigin,
+    auth: 'tok',
+    schemaVersion: '3',
+    mutators,
+    logSinks: [],
+    onOnlineChange: (value) => online.push(value),
+    environment: { clock, timers: clock, random: seededRandom(7), WebSocket: server.WebSocket, visibility: alwaysOn, network: alwaysOn },
+    kvStore: new MemoryStore(`reflect-test-${++storeCount}`),
+  });
+  opened.push(r);
+  return { r, clock, server, online };
+}
+
+afterEach(async () => {
+  for (const r of opened.splice(0)) await r.close();
+});
+
+describe('ReflectOptions validation', () => {
+  it('rejects an empty userID', () => {
+    expect(() => new Reflect({ userID: '', roomID: 'r', socketOrigin: null })).toThrow('ReflectOptions.userID must not be empty.');
+  });
+
+  it.each(['http://x', 'https://x', 'x', ''])('rejects the socketOrigin %j', (socketOrigin) => {
+    expect(() => new Reflect({ userID: 'u', roomID: 'r', socketOrigin })).toThrow(
+      "ReflectOptions.socketOrigin must use the 'ws' or 'wss' scheme.",
+    );
+  });
+
+  it('derives the local store name from the user and the room', () => {
+    const { r } = setup();
+    expect(r.idbName).toBe(storeName('user-1', 'room-1'));
+    expect(storeName('a-b', 'c')).not.toBe(storeName('a', 'b-c'));
+    expect(r.schemaVersion).toBe('3');
+    expect(r.clientID).not.toBe(r.clientGroupID);
+  });
+});
+
+describe('Reflect', () => {
+  it('connects, pushes typed mutations, applies pokes and reports its status', async () => {
+    const { r, clock, server, online } = setup();
+    const statuses: ConnectionStatus[] = [];
+    r.onConnectionStatusChange((status) => statuses.push(status));
+    const counts: number[] = [];
+    r.onPendingMutationCountChange((count) => counts.push(count));
+    const seen: unknown[] = [];
+    r.subscribe((tx) => tx.get('a'), (value) => seen.push(value));
+    await clock.advance(0);
+    const socket = server.last;
+    expect(socket.params.get('clientID')).toBe(r.clientID);
+    expect(socket.params.get('clientGroupID')).toBe(r.clientGroupID);
+    expect(socket.params.get('roomID')).toBe('room-1');
+    expect(socket.protocols).toBe('tok');
+    socket.connect();
+    expect(r.online).toBe(true);
+    expect(r.connectionStatus).toEqual({ state: 'connected', online: true });
+
+    await r.mutate.put({ key: 'a', value: 1 });
+    expect(await r.mutate.bump()).toBe(1);
+    await clock.advance(0);
+    expect(r.pendingMutationCount).toBe(2);
+    const pushed = socket.messages.flatMap((m) => ((m as unknown[])[0] === 'push' ? (m as [string, { mutations: unknown[] }])[1].mutations : []));
+    expect(pushed).toEqual([
+      { id: 1, clientID: r.clientID, name: 'put', args: { key: 'a', value: 1 }, timestamp: 1000 },
+      { id: 2, clientID: r.clientID, name: 'bump', args: null, timestamp: 1000 },
+    ]);
+
+    socket.deliver(['poke', { baseCookie: null, cookie: 1, lastMutationIDChanges: { [r.clientID]: 2 }, patch: [{ op: 'put', key: 'a', value: 1 }, { op: 'put', key: 'n', value: 1 }], requestID: 'q' }]);
+    await clock.advance(0);
+    await clock.advance(0);
+    expect(r.pendingMutationCount).toBe(0);
+    expect(counts).toEqual([1, 2, 0]);
+    socket.deliver(['poke', { baseCookie: 1, cookie: 2, lastMutationIDChanges: {}, patch: [{ op: 'put', key: 'a', value: 5 }], requestID: 'q2' }]);
+    await clock.advance(0);
+    await clock.advance(0);
+    expect(await r.query((tx) => tx.get('a'))).toBe(5);
+    expect(seen).toEqual([undefined, 1, 5]);
+
+    socket.drop();
+    expect(r.connectionStatus).toEqual({ state: 'disconnected', online: false, reason: 'AbruptClose', nextRetryAt: 6000 });
+    expect(statuses.map((s) => s.state)).toEqual(['connecting', 'connected', 'disconnected']);
+    expect(online).toEqual([true, false]);
+  });
+
+  it('disconnect() keeps working locally and reconnect() pushes what was done offline', async () => {
+    const { r, clock, server } = setup();
+    await clock.advance(0);
+    server.last.connect();
+    r.disconnect();
+    await r.mutate.put({ key: 'k', value: 2 });
+    await clock.advance(600_000);
+    expect(server.sockets).toHaveLength(1);
+    r.reconnect();
+    await clock.advance(0);
+    server.last.connect();
+    await clock.advance(0);
+    expect(server.last.messages).toEqual([['push', expect.objectContaining({ mutations: [expect.objectContaining({ name: 'put' })] })]]);
+  });
+
+  it('works offline-only without a socketOrigin', async () => {
+    const { r, clock, server } = setup(null);
+    await r.mutate.put({ key: 'x', value: 7 });
+    await clock.advance(60_000);
+    expect(await r.query((tx) => tx.get('x'))).toBe(7);
+    expect(r.online).toBe(false);
+    expect(server.sockets).toHaveLength(0);
+    r.reconnect();
+    expect(server.sockets).toHaveLength(0);
+  });
+
+  it('close() closes the socket and the store', async () => {
+    const { r, clock, server } = setup();
+    await clock.advance(0);
+    server.last.connect();
+    expect(r.closed).toBe(false);
+    await r.close();
+    expect(r.closed).toBe(true);
+    expect(server.last.closedByClient?.reason).toBe('ClientClosed');
+    expect(r.online).toBe(false);
+    await expect(r.mutate.put({ key: 'late', value: 1 })).rejects.toThrow();
+  });
+
+  it('types mutate from the mutator definitions', () => {
+    const { r } = setup(null);
+    // @ts-expect-error: value must be a number
+    void r.mutate.put({ key: 'a', value: 'nope' }).catch(() => {});
+    // @ts-expect-error: no such mutator
+    void r.mutate.missing;
+    const result: Promise<number> = r.mutate.bump();
+    result.catch(() => {});
+  });
+});
