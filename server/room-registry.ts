@@ -1,47 +1,43 @@
 import { Room, type RoomDeps } from './room';
 
-/** The rooms held in memory, loaded from storage on first use. */
+/**
+ * The rooms held in memory: loaded from storage on first use, dropped when
+ * their last connection left and nothing is queued (their state is stored).
+ * Lookups of a loaded room answer from a plain map, so a room handed out
+ * cannot be dropped before its caller queues its work on it.
+ */
 export class RoomRegistry {
-  private readonly rooms = new Map<string, Promise<Room | undefined>>();
+  private readonly rooms = new Map<string, Room>();
+  private readonly loading = new Map<string, Promise<Room | undefined>>();
 
-  constructor(private readonly deps: Omit<RoomDeps, 'onBroken'>) {}
+  constructor(private readonly deps: Omit<RoomDeps, 'onBroken' | 'onIdle'>) {}
 
   /** The room, loaded if needed; created first when `create` and it does not exist; else undefined. */
   get(roomID: string, create: boolean): Promise<Room | undefined> {
-    const existing = this.rooms.get(roomID);
-    if (existing !== undefined) return existing;
-    const loading = this.load(roomID, create);
-    this.rooms.set(roomID, loading);
-    loading.then(
-      (room) => {
-        if (room === undefined && this.rooms.get(roomID) === loading) this.rooms.delete(roomID);
-      },
-      () => {
-        if (this.rooms.get(roomID) === loading) this.rooms.delete(roomID);
-      },
-    );
+    const room = this.rooms.get(roomID);
+    if (room !== undefined) return Promise.resolve(room);
+    const pending = this.loading.get(roomID);
+    if (pending !== undefined) return pending.then((r) => r ?? this.get(roomID, create));
+    const loading = this.load(roomID, create).finally(() => this.loading.delete(roomID));
+    this.loading.set(roomID, loading);
     return loading;
   }
 
-  /** The room if it is in memory (possibly still loading). */
-  peek(roomID: string): Promise<Room | undefined> | undefined {
-    return this.rooms.get(roomID);
+  /** The room if it is in memory, else undefined (a room still loading is waited for). */
+  async peek(roomID: string): Promise<Room | undefined> {
+    return this.rooms.get(roomID) ?? (await this.loading.get(roomID)?.catch(() => undefined));
   }
 
-  /** Forgets a room held in memory (after it was deleted or broke). */
+  /** Forgets a room held in memory (after it was deleted, broke or went idle). */
   forget(roomID: string, room?: Room): void {
-    if (room === undefined) {
-      this.rooms.delete(roomID);
-      return;
-    }
     const current = this.rooms.get(roomID);
-    if (current !== undefined) void current.then((r) => r === room && this.rooms.get(roomID) === current && this.rooms.delete(roomID));
+    if (current !== undefined && (room === undefined || current === room)) this.rooms.delete(roomID);
   }
 
-  /** Every room in memory. */
+  /** Every room in memory, after the ones loading now. */
   async loaded(): Promise<Room[]> {
-    const rooms = await Promise.allSettled(this.rooms.values());
-    return rooms.flatMap((r) => (r.status === 'fulfilled' && r.value !== undefined ? [r.value] : []));
+    await Promise.allSettled(this.loading.values());
+    return [...this.rooms.values()];
   }
 
   private async load(roomID: string, create: boolean): Promise<Room | undefined> {
@@ -52,6 +48,15 @@ export class RoomRegistry {
       stored = await this.deps.storage.loadRoom(roomID);
       if (stored === undefined) return undefined;
     }
-    return Room.fromStored(stored, { ...this.deps, onBroken: (room) => this.forget(roomID, room) });
+    const room = Room.fromStored(stored, {
+      ...this.deps,
+      onBroken: (r) => this.forget(roomID, r),
+      onIdle: (r) => {
+        r.retire();
+        this.forget(roomID, r);
+      },
+    });
+    this.rooms.set(roomID, room);
+    return room;
   }
 }

@@ -20,6 +20,8 @@ export interface RoomDeps {
   readonly maxTombstones: number;
   /** Called when the room can no longer serve (its storage failed). */
   readonly onBroken: (room: Room) => void;
+  /** Called when the room has no connections and nothing queued: it may be dropped from memory. */
+  readonly onIdle: (room: Room) => void;
 }
 
 type Task =
@@ -78,6 +80,11 @@ export class Room {
 
   detach(conn: ClientConnection): void {
     this.conns.delete(conn);
+    this.checkIdle();
+  }
+
+  private checkIdle(): void {
+    if (this.conns.size === 0 && !this.running && this.queue.length === 0 && !this.broken && !this.stopped) this.deps.onIdle(this);
   }
 
   push(conn: ClientConnection, push: PushBody): void {
@@ -155,6 +162,7 @@ export class Room {
       const waiters = this.idleWaiters;
       this.idleWaiters = [];
       for (const w of waiters) w();
+      this.checkIdle();
     }
   }
 
@@ -349,6 +357,7 @@ export class Room {
     const n = this.conns.size;
     for (const conn of this.conns) conn.fail(kind, message);
     this.conns.clear();
+    this.checkIdle();
     return n;
   }
 }

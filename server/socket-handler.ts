@@ -8,6 +8,8 @@ import type { ServerContext } from './context';
 import { ClientError } from './errors';
 import type { Room } from './room';
 
+const ROOM_LOOKUP_ATTEMPTS = 3;
+
 /** The first subprotocol offered: the client's encoded auth token. */
 function offeredSubprotocol(req: IncomingMessage): string | undefined {
   const header = req.headers['sec-websocket-protocol'];
@@ -74,8 +76,10 @@ async function serveSocket(ctx: ServerContext, ws: WebSocket, req: IncomingMessa
     const { params } = parseConnectRequest(req.url ?? '/');
     const auth = preAuth ?? (await authenticate(ctx, decodeAuthSubprotocol(offeredSubprotocol(req)), params.roomID));
     if (auth === null) return failConnect('Unauthorized', 'Unauthorized: the auth token was rejected');
-    const room = await ctx.registry.get(params.roomID, !ctx.requireRooms);
-    if (room === undefined) return failConnect('RoomNotFound', params.roomID);
+    let room = await ctx.registry.get(params.roomID, !ctx.requireRooms);
+    // A room dropped from memory between the lookup and now: look again (bounded).
+    for (let i = 0; room?.isBroken === true && i < ROOM_LOOKUP_ATTEMPTS; i++) room = await ctx.registry.get(params.roomID, !ctx.requireRooms);
+    if (room === undefined || room.isBroken) return failConnect('RoomNotFound', params.roomID);
     if (ws.readyState !== ws.OPEN) return;
     const conn = new ClientConnection(ws, params, auth.userID, ctx.maxSendBufferBytes, ctx.logger);
     await room.connect(conn);

@@ -233,3 +233,23 @@ describe('sync', () => {
     await s2.close();
   });
 });
+
+describe('rooms in memory', () => {
+  it('drops an idle room from memory and reloads it from storage on the next connect', async () => {
+    const roomID = uniqueID('room');
+    const a = t.connect({ roomID });
+    await a.ready();
+    a.mutate('put', { key: 'x', value: 1 });
+    await a.acked(1);
+    expect((await t.admin('GET', '/stats')).json.roomsLoaded).toBe(1);
+    await a.close();
+    await new Promise((r) => setImmediate(r));
+    expect((await t.admin('GET', '/stats')).json.roomsLoaded).toBe(0);
+    const b = t.connect({ roomID, clientID: a.clientID, clientGroupID: a.clientGroupID, baseCookie: a.cookie, lmid: 1 });
+    await b.connected();
+    b.mutate('increment', { key: 'n', delta: 1 });
+    await b.acked(2);
+    expect(Object.fromEntries(b.state)).toEqual({ n: 1 });
+    expect(b.cookie).toBe(a.cookie! + 1);
+  });
+});
