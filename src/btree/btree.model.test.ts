@@ -3,6 +3,8 @@
  * of put/del/get/scan/diff/flush/reopen, with keys from every UTF-8 length
  * class and values big enough that a few hundred keys make several levels.
  */
+import 'fake-indexeddb/auto';
+import { IDBFactory } from 'fake-indexeddb';
 import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
 import { BTREE_MAX_NODE_BYTES, BTREE_MIN_NODE_BYTES } from '../../protocol/constants';
@@ -10,6 +12,7 @@ import type { ReadonlyJSONValue } from '../../protocol/json';
 import { LazyDagStore } from '../dag/lazy-store';
 import { PersistentDagStore } from '../dag/store';
 import type { DagRead, DagStore, DagWrite, Hash } from '../dag/types';
+import { openStore } from '../kv/idb-store';
 import { MemoryStore } from '../kv/memory-store';
 import { readBTree, writeBTree } from './btree';
 import { nodeFromChunk, nodeSize, type InternalEntry } from './node';
@@ -58,6 +61,15 @@ const opArb: fc.Arbitrary<Op> = fc.oneof(
   { weight: 3, arbitrary: fc.constant({ t: 'diff' as const }) },
 );
 
+/** Half of the sequences start from a three-level tree. */
+const deepStart: Op[] = [
+  { t: 'bulk', count: 400, salt: 0, value: 'x'.repeat(3000) },
+  { t: 'flush', snapshot: true, reopen: false },
+];
+const opsArb = fc
+  .tuple(fc.boolean(), fc.array(opArb, { minLength: 1, maxLength: 40, size: 'max' }))
+  .map(([deep, ops]) => (deep ? [...deepStart, ...ops] : ops));
+
 function sortedEntries(model: ReadonlyMap<string, ReadonlyJSONValue>): Entry[] {
   return [...model].sort((a, b) => utf8Order(a[0], b[0]));
 }
@@ -103,8 +115,8 @@ async function checkTree(dag: DagRead, root: Hash): Promise<number> {
   return [...leafDepths][0] ?? 1;
 }
 
-async function run(makeStore: () => DagStore, persist: (s: DagStore) => Promise<void>, ops: readonly Op[], stats: { maxHeight: number }) {
-  let store = makeStore();
+async function run(makeStore: () => DagStore | Promise<DagStore>, persist: (s: DagStore) => Promise<void>, ops: readonly Op[], stats: { maxHeight: number }) {
+  let store = await makeStore();
   let w: DagWrite = await store.write();
   let tree: BTreeWriter = writeBTree(w, undefined);
   const model = new Map<string, ReadonlyJSONValue>();
@@ -168,7 +180,7 @@ async function run(makeStore: () => DagStore, persist: (s: DagStore) => Promise<
         const r = await store.read();
         stats.maxHeight = Math.max(stats.maxHeight, await checkTree(r, root));
         r.release();
-        if (op.reopen) store = makeStore();
+        if (op.reopen) store = await makeStore();
         w = await store.write();
         expect(await w.getHead('main')).toBe(root);
         tree = writeBTree(w, root);
@@ -188,31 +200,41 @@ async function run(makeStore: () => DagStore, persist: (s: DagStore) => Promise<
   await w.setHead('main', root);
   await w.commit();
   await persist(store);
-  const r = await makeStore().read();
+  const r = await (await makeStore()).read();
   const got: Entry[] = [];
   for await (const e of readBTree(r, root).scan()) got.push(e);
   expect(got).toEqual(sortedEntries(model));
   r.release();
 }
 
-const variants: [string, () => DagStore, (s: DagStore) => Promise<void>][] = [
-  ['persistent dag', () => new PersistentDagStore(new MemoryStore(NAME)), async () => {}],
+let idb = new IDBFactory();
+
+const variants: [string, () => DagStore | Promise<DagStore>, (s: DagStore) => Promise<void>, number][] = [
+  ['persistent dag', () => new PersistentDagStore(new MemoryStore(NAME)), async () => {}, 25],
   [
     'lazy dag with a small cache',
     () => new LazyDagStore(new PersistentDagStore(new MemoryStore(NAME)), { cacheBytes: 64 * 1024 }),
     (s) => (s as LazyDagStore).persist(),
+    25,
+  ],
+  [
+    'lazy dag over fake IndexedDB',
+    async () => new LazyDagStore(new PersistentDagStore(await openStore(NAME, { idbFactory: idb })), { cacheBytes: 64 * 1024 }),
+    (s) => (s as LazyDagStore).persist(),
+    12,
   ],
 ];
 
-describe.each(variants)('B+tree against a sorted-map model (%s)', (_, makeStore, persist) => {
+describe.each(variants)('B+tree against a sorted-map model (%s)', (_, makeStore, persist, runs) => {
   it('matches the model under random operation sequences', async () => {
     const stats = { maxHeight: 0 };
     await fc.assert(
-      fc.asyncProperty(fc.array(opArb, { minLength: 1, maxLength: 40, size: 'max' }), async (ops) => {
+      fc.asyncProperty(opsArb, async (ops) => {
         MemoryStore.drop(NAME);
+        idb = new IDBFactory();
         await run(makeStore, persist, ops, stats);
       }),
-      { numRuns: Number(process.env.BTREE_MODEL_RUNS ?? 40) },
+      { numRuns: Number(process.env.BTREE_MODEL_RUNS ?? runs) },
     );
     // The runs did reach several levels.
     expect(stats.maxHeight).toBeGreaterThanOrEqual(3);
