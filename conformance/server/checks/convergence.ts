@@ -44,6 +44,15 @@ async function runScenario(ctx: CheckContext, scenario: Scenario): Promise<void>
           throw new CheckFailure(`${client.label} did not converge: ${error.message}`, JSON.stringify(expected), describeStateDiff(expected, client.view.snapshot()));
         });
         checkOwnAcks(client, lastID);
+      }),
+    );
+    await Promise.all(
+      clients.map(async (client) => {
+        const mates = clients.filter((mate, i) => mate !== client && mate.clientGroupID === client.clientGroupID && scenario.clients[i]!.ops.length > 0);
+        for (const mate of mates) {
+          const mateLast = scenario.clients[clients.indexOf(mate)]!.ops.length;
+          await client.waitUntil(`the last mutation id of ${mate.label} (same group) to be announced`, (view) => view.lastMutationID(mate.clientID) >= mateLast);
+        }
         ctx.assertOwnGroupOnly(client);
       }),
     );
@@ -72,7 +81,7 @@ export const convergenceChecks: readonly Check[] = [
   {
     name: 'convergence/random-concurrent-pushes',
     required: true,
-    description: 'under random concurrent pushes every client converges to the model, acks end at the last id, cookies chain',
+    description: 'under random concurrent pushes every client converges to the model, acks reach every client of the group and end at the last id, cookies chain',
     async run(ctx) {
       const { runs, seed, ...bounds } = ctx.config.convergence;
       const details = await fc.check(
