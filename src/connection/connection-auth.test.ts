@@ -119,4 +119,16 @@ describe('authentication', () => {
     expect(h.sockets).toHaveLength(1);
     expect(h.socket.protocols).toBe('ok');
   });
+
+  it('an auth function that never answers ends in ConnectTimeout, and the next attempt asks again', async () => {
+    let calls = 0;
+    const h = new Harness({ auth: () => (++calls === 1 ? new Promise<string>(() => {}) : 'late') });
+    await h.clock.advance(10 * SECOND);
+    expect(h.sockets).toHaveLength(0);
+    expect(h.connection.state.lastDisconnectReason).toBe('ConnectTimeout');
+    await h.clock.advance(5 * SECOND);
+    expect(calls).toBe(2);
+    expect(h.server.openedAt).toEqual([15 * SECOND]);
+    expect(h.socket.protocols).toBe('late');
+  });
 });

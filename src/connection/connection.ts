@@ -398,7 +398,8 @@ export class Connection {
     const mutations = this.#pushed.unsent(this.#options.syncTarget.pendingMutations());
     if (mutations.length === 0) return;
     const requestID = randomID(this.#env.random);
-    const sent = this.#send(socket, [
+    const logger = socket.logger.withContext('requestID', requestID);
+    const sent = this.#send({ ...socket, logger }, [
       'push',
       {
         timestamp: this.#env.clock.now(),
@@ -411,7 +412,7 @@ export class Connection {
     ]);
     if (sent) {
       this.#pushed.markSent(mutations);
-      socket.logger.debug?.(`Pushed ${mutations.length} mutation(s)`, requestID);
+      logger.debug?.(`Pushed ${mutations.length} mutation(s), ids ${mutations[0]!.id}–${mutations.at(-1)!.id}`);
     }
   }
 

@@ -26,12 +26,12 @@ describe('transition (pure)', () => {
       { type: 'socketMessage', socketID: 1, message: ['connected', { wsid: 'w' }] },
     ]);
     expect(effects.map(types)).toEqual([
-      ['fetchToken'],
-      ['openSocket', 'startTimer:connectTimeout'],
+      ['startTimer:connectTimeout', 'fetchToken'],
+      ['openSocket'],
       [],
       ['cancelTimer:connectTimeout', 'connected', 'log', 'startTimer:ping', 'onlineChange'],
     ]);
-    expect(effects[1]![1]).toEqual({ type: 'startTimer', name: 'connectTimeout', delayMs: CONNECT_TIMEOUT_MS });
+    expect(effects[0]![0]).toEqual({ type: 'startTimer', name: 'connectTimeout', delayMs: CONNECT_TIMEOUT_MS });
     expect(effects[3]![3]).toEqual({ type: 'startTimer', name: 'ping', delayMs: PING_INTERVAL_MS });
     expect(state.phase).toBe('connected');
     expect(state.online).toBe(true);

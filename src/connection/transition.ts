@@ -198,6 +198,8 @@ function tryConnect(s: ConnectionState, now: number, fx: Effects): ConnectionSta
   if (s.phase !== 'disconnected' || s.halt !== null) return s;
   if (!s.visible) return { ...s, waiting: 'visible' };
   const connecting: ConnectionState = { ...s, phase: 'connecting', waiting: 'none', attemptStartedAt: now };
+  // The timeout covers the whole attempt: a token that never comes must not hang the client either.
+  fx.push({ type: 'startTimer', name: 'connectTimeout', delayMs: CONNECT_TIMEOUT_MS });
   if (!connecting.haveToken || connecting.needsFreshToken) {
     const requestID = connecting.tokenRequestID + 1;
     fx.push({ type: 'fetchToken', requestID, fresh: connecting.haveToken });
@@ -209,15 +211,16 @@ function tryConnect(s: ConnectionState, now: number, fx: Effects): ConnectionSta
 function openSocket(s: ConnectionState, fx: Effects): ConnectionState {
   const socketID = s.socketID + 1;
   fx.push({ type: 'openSocket', socketID, token: s.token });
-  fx.push({ type: 'startTimer', name: 'connectTimeout', delayMs: CONNECT_TIMEOUT_MS });
   return { ...s, socketID, socketLive: true, wsid: null };
 }
 
 /** Ends the current attempt or socket, then decides what comes next from the failure's kind. */
 function fail(s: ConnectionState, error: Failure, now: number, fx: Effects): ConnectionState {
-  const ended = endSocket(s, error, fx);
   const kind = error.kind;
-  fx.push({ type: 'log', level: kind === 'Hidden' || kind === 'CleanClose' ? 'info' : 'error', message: `Disconnected: ${kind}`, details: error });
+  if (isActive(s)) {
+    fx.push({ type: 'log', level: kind === 'Hidden' || kind === 'CleanClose' ? 'info' : 'error', message: `Disconnected: ${kind}`, details: error });
+  }
+  const ended = endSocket(s, error, fx);
   switch (kind) {
     case 'Hidden':
       return { ...ended, waiting: 'visible' };
