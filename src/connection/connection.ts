@@ -1,4 +1,4 @@
-import { PUSH_VERSION, REFLECT_PUSH_DELAY_MS } from '../../protocol/constants';
+import { REFLECT_PUSH_DELAY_MS } from '../../protocol/constants';
 import { silentLogger, type Logger } from '../logging/logger';
 import { ConnectionMetrics } from '../metrics/connection-metrics';
 import { noopMetrics, type Metrics } from '../metrics/metrics';
@@ -24,7 +24,7 @@ import type { ConnectionEvent, TimerName } from './events';
 import { NamedTimers } from './named-timers';
 import { PokeQueue } from './poke-queue';
 import { PullRequests } from './pull-requests';
-import { PushTracker } from './pusher';
+import { Pusher } from './pusher';
 import { randomID } from './random-id';
 import { NORMAL_CLOSURE, SOCKET_OPEN, type SocketLike } from './socket';
 import { initialState, type ConnectionState, type HaltReason, type Phase } from './state';
@@ -76,10 +76,7 @@ interface OpenSocket {
  * The run loop around the pure state machine: feeds it events (one at a time,
  * in order), performs its effects with the injected environment, and carries
  * the data path: pushes, pokes and recovery pulls.
- *
- * Pushes: each flush sends every pending mutation not yet sent on this socket
- * in ONE push frame, in id order (a batch; the protocol allows it). A new
- * socket starts again from the first pending mutation.
+ * Pushing is the Pusher's (one frame per flush, resuming after the last sent).
  */
 export class Connection {
   readonly #options: ConnectionOptions;
@@ -89,15 +86,13 @@ export class Connection {
   readonly #timers: NamedTimers<TimerName>;
   readonly #pokes: PokeQueue;
   readonly #pulls: PullRequests;
-  readonly #pushed = new PushTracker();
-  readonly #pushDelayMs: number;
+  readonly #pusher: Pusher;
   readonly #unsubscribes: (() => void)[] = [];
   #state: ConnectionState;
   #events: ConnectionEvent[] = [];
   #dispatching = false;
   #socket: OpenSocket | null = null;
   #attempt: Deferred | null = null;
-  #pushScheduled = false;
   #haltError: Error | undefined;
   #nextRetryAt: number | undefined;
   readonly #stateListeners = new Set<(state: ConnectionState) => void>();
@@ -112,12 +107,25 @@ export class Connection {
     this.#pulls = new PullRequests(this.#env.timers, (socketID) => {
       if (this.#isCurrent(socketID)) this.#dispatch({ type: 'disconnect', error: new TimeoutError('PullTimeout') });
     });
-    this.#pushDelayMs = options.pushDelayMs ?? REFLECT_PUSH_DELAY_MS;
+    this.#pusher = new Pusher({
+      syncTarget: options.syncTarget,
+      clock: this.#env.clock,
+      timers: this.#env.timers,
+      random: this.#env.random,
+      clientGroupID: options.clientGroupID,
+      schemaVersion: options.schemaVersion,
+      pushDelayMs: options.pushDelayMs ?? REFLECT_PUSH_DELAY_MS,
+      channel: () => {
+        const socket = this.#socket;
+        if (this.#state.phase !== 'connected' || socket === null) return null;
+        return { logger: socket.logger, send: (message, logger) => this.#send({ ...socket, logger }, message) };
+      },
+    });
     this.#state = initialState(this.#env.visibility.visible, this.#env.network.online);
     this.#unsubscribes.push(
       this.#env.visibility.subscribe((visible) => this.#dispatch({ type: 'visibility', visible })),
       this.#env.network.subscribe((online) => this.#dispatch({ type: 'network', online })),
-      options.syncTarget.onLocalMutation(() => this.#schedulePush()),
+      options.syncTarget.onLocalMutation(() => this.#pusher.schedule()),
     );
   }
 
@@ -244,15 +252,15 @@ export class Connection {
         this.#timers.cancel(effect.name);
         return;
       case 'connected':
-        this.#pushed.reset();
+        this.#pusher.reset();
         this.#metrics.connected(effect.timeToConnectMs);
         this.#settleAttempt();
-        this.#schedulePush();
+        this.#pusher.schedule();
         return;
       case 'disconnected':
         this.#pokes.drop(effect.socketID);
         this.#pulls.failSocket(effect.socketID, effect.error);
-        this.#pushed.reset();
+        this.#pusher.reset();
         return;
       case 'connectFailed':
         if (!NOT_CONNECT_ERRORS.has(effect.error.kind)) {
@@ -378,41 +386,6 @@ export class Connection {
       target.logger.error?.(error.message, cause);
       this.#dispatch({ type: 'disconnect', error });
       return false;
-    }
-  }
-
-  #schedulePush(): void {
-    if (this.#pushScheduled || this.#state.phase !== 'connected') return;
-    this.#pushScheduled = true;
-    const run = () => {
-      this.#pushScheduled = false;
-      this.#flushPush();
-    };
-    if (this.#pushDelayMs <= 0) queueMicrotask(run);
-    else this.#env.timers.setTimeout(run, this.#pushDelayMs);
-  }
-
-  #flushPush(): void {
-    const socket = this.#socket;
-    if (this.#state.phase !== 'connected' || socket === null) return;
-    const mutations = this.#pushed.unsent(this.#options.syncTarget.pendingMutations());
-    if (mutations.length === 0) return;
-    const requestID = randomID(this.#env.random);
-    const logger = socket.logger.withContext('requestID', requestID);
-    const sent = this.#send({ ...socket, logger }, [
-      'push',
-      {
-        timestamp: this.#env.clock.now(),
-        clientGroupID: this.#options.clientGroupID,
-        mutations,
-        pushVersion: PUSH_VERSION,
-        schemaVersion: this.#options.schemaVersion,
-        requestID,
-      },
-    ]);
-    if (sent) {
-      this.#pushed.markSent(mutations);
-      logger.debug?.(`Pushed ${mutations.length} mutation(s), ids ${mutations[0]!.id}–${mutations.at(-1)!.id}`);
     }
   }
 
