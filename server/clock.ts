@@ -3,3 +3,9 @@ export interface Clock {
   /** Milliseconds since the epoch. */
   now(): number;
 }
+
+/** Timers, injected so tests can fire them by hand. */
+export interface Timers {
+  setTimeout(callback: () => void, ms: number): unknown;
+  clearTimeout(handle: unknown): void;
+}

@@ -56,3 +56,15 @@ export class StorageError extends Error {
   readonly kind = 'Storage';
   override readonly name = 'StorageError';
 }
+
+/** A mutator did not settle in time; it is skipped like one that threw. */
+export class MutatorTimeoutError extends Error {
+  readonly kind = 'MutatorTimeout';
+  override readonly name = 'MutatorTimeoutError';
+  constructor(
+    readonly mutatorName: string,
+    readonly timeoutMs: number,
+  ) {
+    super(`Mutator ${mutatorName} did not settle within ${timeoutMs} ms`);
+  }
+}

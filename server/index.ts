@@ -5,7 +5,7 @@ import type { MutatorDefs } from '../src/db/transaction-types';
 import { ADMIN_PATH, handleAdmin } from './admin-api';
 import { devAuthHandler, type AuthHandler } from './auth';
 import { CLOSE_GOING_AWAY } from './client-connection';
-import type { Clock } from './clock';
+import type { Clock, Timers } from './clock';
 import { conformanceMutators } from './conformance-mutators';
 import type { ServerContext } from './context';
 import {
@@ -13,6 +13,7 @@ import {
   DEFAULT_MAX_MUTATIONS_PER_PUSH,
   DEFAULT_MAX_SEND_BUFFER_BYTES,
   DEFAULT_MAX_TOMBSTONES_PER_ROOM,
+  DEFAULT_MUTATOR_TIMEOUT_MS,
 } from './limits';
 import { silentLogger, type Logger } from './logger';
 import { RoomRegistry } from './room-registry';
@@ -24,7 +25,7 @@ import type { Storage } from './storage/types';
 
 export type { AuthHandler, AuthResult } from './auth';
 export { devAuthHandler, ANONYMOUS_USER_ID } from './auth';
-export type { Clock } from './clock';
+export type { Clock, Timers } from './clock';
 export { conformanceMutators } from './conformance-mutators';
 export type { Logger, LogLevel } from './logger';
 export { createJSONLogger, silentLogger } from './logger';
@@ -57,6 +58,10 @@ export interface ServerOptions {
   readonly logger?: Logger;
   /** @default Date.now */
   readonly clock?: Clock;
+  /** @default the global setTimeout/clearTimeout */
+  readonly timers?: Timers;
+  /** A mutator still running after this long is failed and skipped, so it cannot stall its room. @default 5000 */
+  readonly mutatorTimeoutMs?: number;
   /** @default process.memoryUsage */
   readonly memoryUsage?: () => NodeJS.MemoryUsage;
 }
@@ -83,6 +88,10 @@ export interface RoomsyncServer {
 const SOCKET_CLOSE_GRACE_MS = 1000;
 
 const systemClock: Clock = { now: () => Date.now() };
+const systemTimers: Timers = {
+  setTimeout: (callback, ms) => setTimeout(callback, ms),
+  clearTimeout: (handle) => clearTimeout(handle as NodeJS.Timeout),
+};
 
 export function createServer(options: ServerOptions = {}): RoomsyncServer {
   const logger = options.logger ?? silentLogger;
@@ -94,6 +103,8 @@ export function createServer(options: ServerOptions = {}): RoomsyncServer {
     storage,
     mutators,
     clock,
+    timers: options.timers ?? systemTimers,
+    mutatorTimeoutMs: options.mutatorTimeoutMs ?? DEFAULT_MUTATOR_TIMEOUT_MS,
     logger,
     counters,
     maxMutationsPerPush: options.maxMutationsPerPush ?? DEFAULT_MAX_MUTATIONS_PER_PUSH,

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { MemoryStorage } from './storage/memory-storage';
+import type { WriteTransaction } from '../src/db/transaction-types';
 import type { BatchCommit } from './storage/types';
 import { uniqueID } from './test-support/test-client';
 import { startTestServer } from './test-support/test-server';
@@ -104,6 +105,37 @@ describe('lifecycle', () => {
     d.push([d.mutation('put', { key: 'lost', value: 2 }, 2)]);
     await d.acked(2);
     expect(Object.fromEntries(d.state)).toEqual({ kept: 1, lost: 2 });
+    await t.close();
+  });
+
+  it('fails a mutator that never settles when its timer fires, so the room goes on', async () => {
+    const fired: (() => void)[] = [];
+    let lateWrite: Promise<string> | undefined;
+    let resume: () => void = () => {};
+    const t = await startTestServer({
+      mutatorTimeoutMs: 1000,
+      timers: { setTimeout: (cb, ms) => (expect(ms).toBe(1000), fired.push(cb)), clearTimeout: () => {} },
+      mutators: {
+        hang: async (tx: WriteTransaction) => {
+          await new Promise<void>((r) => (resume = r));
+          lateWrite = tx.put('late', 1).then(
+            () => 'written',
+            (e: Error) => e.message,
+          );
+        },
+      },
+    });
+    const c = t.connect({ roomID: uniqueID('room') });
+    await c.ready();
+    c.mutate('hang', {});
+    c.mutate('put', { key: 'after', value: 2 });
+    await until(() => fired.length === 1);
+    fired[0]!();
+    await c.acked(2);
+    expect(Object.fromEntries(c.state)).toEqual({ after: 2 });
+    resume();
+    await until(() => lateWrite !== undefined);
+    expect(await lateWrite).toBe('Transaction is closed');
     await t.close();
   });
 

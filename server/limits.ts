@@ -10,3 +10,5 @@ export const DEFAULT_MAX_SEND_BUFFER_BYTES = 8 * 1024 * 1024;
 export const DEFAULT_MAX_TOMBSTONES_PER_ROOM = 10_000;
 /** Largest admin API request body. */
 export const MAX_ADMIN_BODY_BYTES = 64 * 1024;
+/** A mutator still running after this long is failed and skipped. */
+export const DEFAULT_MUTATOR_TIMEOUT_MS = 5000;

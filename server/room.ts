@@ -2,8 +2,8 @@ import type { MutatorDefs } from '../src/db/transaction-types';
 import type { Mutation, PullRequestBody, PushBody } from '../src/protocol';
 import { BatchWriter } from './batch-writer';
 import { CLOSE_INTERNAL_ERROR, type ClientConnection } from './client-connection';
-import type { Clock } from './clock';
-import { ClientError, StorageError, UnknownMutatorError } from './errors';
+import type { Clock, Timers } from './clock';
+import { ClientError, MutatorTimeoutError, StorageError, UnknownMutatorError } from './errors';
 import type { Logger } from './logger';
 import { RoomData, type ClientRecord } from './room-data';
 import { ServerTransaction } from './server-transaction';
@@ -14,6 +14,9 @@ export interface RoomDeps {
   readonly storage: Storage;
   readonly mutators: MutatorDefs;
   readonly clock: Clock;
+  readonly timers: Timers;
+  /** A mutator not settled after this long fails (and is skipped) so it cannot stall its room. */
+  readonly mutatorTimeoutMs: number;
   readonly logger: Logger;
   readonly counters: ServerCounters;
   readonly maxMutationsPerPush: number;
@@ -266,7 +269,7 @@ export class Room {
     try {
       const impl = Object.hasOwn(this.deps.mutators, m.name) ? this.deps.mutators[m.name] : undefined;
       if (impl === undefined) throw new UnknownMutatorError(m.name);
-      await impl(tx, m.args);
+      await this.withTimeout(m, Promise.resolve(impl(tx, m.args)));
       batch.endMutation();
     } catch (error) {
       batch.rollbackMutation();
@@ -282,6 +285,15 @@ export class Room {
     } finally {
       tx.close();
     }
+  }
+
+  private withTimeout<T>(m: Mutation, run: Promise<T>): Promise<T> {
+    const { timers, mutatorTimeoutMs } = this.deps;
+    let handle: unknown;
+    const timeout = new Promise<never>((_, reject) => {
+      handle = timers.setTimeout(() => reject(new MutatorTimeoutError(m.name, mutatorTimeoutMs)), mutatorTimeoutMs);
+    });
+    return Promise.race([run, timeout]).finally(() => timers.clearTimeout(handle));
   }
 
   private async commit(
