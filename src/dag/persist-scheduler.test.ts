@@ -1,6 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { PERSIST_MIN_INTERVAL_MS, PERSIST_WAIT_MS } from '../../protocol/constants';
+import { MemoryStore } from '../kv/memory-store';
+import { LazyDagStore } from './lazy-store';
 import { PersistScheduler } from './persist-scheduler';
+import { PersistentDagStore } from './store';
 
 /** A manual clock and timer queue. */
 class FakeTime {
@@ -141,5 +144,38 @@ describe('PersistScheduler', () => {
     scheduler.schedule();
     await time.advance(10_000);
     expect(runs).toEqual([]);
+  });
+});
+
+describe('PersistScheduler driving a LazyDagStore', () => {
+  it('persists in the background after commits, and flush persists at once', async () => {
+    const time = new FakeTime();
+    let scheduler: PersistScheduler | undefined;
+    const lazy = new LazyDagStore(new PersistentDagStore(new MemoryStore('scheduler-test')), {
+      onCommit: () => scheduler?.schedule(),
+    });
+    scheduler = new PersistScheduler(() => lazy.persist(), { timers: time.timers, clock: time.clock });
+    const commit = (data: string) =>
+      lazy.withWrite(async (w) => {
+        const c = w.createChunk(data, []);
+        await w.putChunk(c);
+        await w.setHead('main', c.hash);
+        await w.commit();
+      });
+
+    await commit('one');
+    expect(lazy.hasUnpersistedChanges).toBe(true);
+    await time.advance(PERSIST_WAIT_MS - 1);
+    expect(lazy.hasUnpersistedChanges).toBe(true);
+    await time.advance(1);
+    for (let i = 0; i < 20; i++) await Promise.resolve();
+    expect(lazy.hasUnpersistedChanges).toBe(false);
+
+    await commit('two');
+    await scheduler.flush();
+    expect(lazy.hasUnpersistedChanges).toBe(false);
+    const fresh = new LazyDagStore(new PersistentDagStore(new MemoryStore('scheduler-test')));
+    await fresh.withRead(async (r) => expect((await r.mustGetChunk((await r.getHead('main'))!)).data).toBe('two'));
+    MemoryStore.drop('scheduler-test');
   });
 });
