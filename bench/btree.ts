@@ -35,22 +35,31 @@ async function populate(store: LazyDagStore): Promise<Hash> {
   });
 }
 
-async function time<T>(label: string, fn: () => Promise<T>, bytes?: number): Promise<T> {
-  const start = performance.now();
-  const result = await fn();
-  const ms = performance.now() - start;
+/** Runs `fn` `repeat` times and prints the median (the machine is shared, so single runs are noisy). */
+async function time<T>(label: string, fn: () => Promise<T>, bytes?: number, repeat = 1): Promise<T> {
+  const times: number[] = [];
+  let result!: T;
+  for (let i = 0; i < repeat; i++) {
+    const start = performance.now();
+    result = await fn();
+    times.push(performance.now() - start);
+  }
+  times.sort((a, b) => a - b);
+  const ms = times[Math.floor(times.length / 2)]!;
   const rate = bytes === undefined ? '' : `  ${(bytes / MB / (ms / 1000)).toFixed(0)} MB/s`;
-  console.log(`${label.padEnd(52)} ${ms.toFixed(1).padStart(8)} ms${rate}`);
+  const runs = repeat > 1 ? ` (median of ${repeat})` : '';
+  console.log(`${label.padEnd(52)} ${ms.toFixed(1).padStart(8)} ms${rate}${runs}`);
   return result;
 }
 
 async function main(): Promise<void> {
   const payloadBytes = KEYS * VALUE_BYTES;
 
-  for (let round = 0; round < 3; round++) {
+  for (let round = 0; round < 2; round++) {
     console.log(`-- round ${round + 1}`);
     const store = newStore('bench-populate');
-    const root = await time(`populate ${KEYS} x 1 KB in one transaction`, () => populate(store), payloadBytes);
+    await time(`populate ${KEYS} x 1 KB in one transaction`, () => populate(newStore('bench-populate-2')), payloadBytes, 7);
+    const root = await populate(store);
 
     await time(
       `scan ${KEYS} keys (async iterator per entry)`,
@@ -61,6 +70,7 @@ async function main(): Promise<void> {
           if (n !== KEYS) throw new Error(`scanned ${n}`);
         }),
       payloadBytes,
+      15,
     );
     await time(
       `scan ${KEYS} keys (leaf batches)`,
@@ -71,12 +81,15 @@ async function main(): Promise<void> {
           if (n !== KEYS) throw new Error(`scanned ${n}`);
         }),
       payloadBytes,
+      15,
     );
     await time(`get ${KEYS} keys one by one`, () =>
       store.withRead(async (r) => {
         const tree = readBTree(r, root);
         for (let i = 0; i < KEYS; i++) if ((await tree.get(key(i))) === undefined) throw new Error('missing');
       }),
+      undefined,
+      5,
     );
     await time('persist the populated store', () => store.persist());
 
@@ -95,8 +108,6 @@ async function main(): Promise<void> {
       }
     });
 
-    const a = await populate(newStore('bench-diff'));
-    void a;
     const diffStore = newStore('bench-diff2');
     const base = await populate(diffStore);
     const changed = await diffStore.withWrite(async (w) => {
