@@ -12,8 +12,9 @@ describe('conformance CLI arguments', () => {
     expect(parseCliArgs(['--server=wss://example.com'])).toEqual({ server: 'wss://example.com', configFile: undefined, json: false, only: undefined });
   });
 
-  it('answers --help', () => {
+  it('answers --help and --list', () => {
     expect(parseCliArgs(['--help'])).toBe('help');
+    expect(parseCliArgs(['--list'])).toBe('list');
   });
 
   it('refuses a missing or non-WebSocket server and unknown options', () => {

@@ -62,5 +62,8 @@ describe('npm run conformance', () => {
     expect(code).toBe(2);
     expect(stderr).toMatch(/ws:\/\/ or wss:\/\//);
     expect(stderr).toContain('Usage: npm run conformance');
+    const noMatch = await runCli(['--server', server.url, '--only', 'no-such-check']);
+    expect(noMatch.code).toBe(2);
+    expect(noMatch.stderr).toMatch(/matches no check/);
   });
 });

@@ -1,4 +1,6 @@
 import { readFile } from 'node:fs/promises';
+import { matchesOnly } from './check-filter';
+import { ALL_CHECKS } from './checks/all-checks';
 import { parseCliArgs, USAGE, UsageError } from './cli-args';
 import { ConfigError, DEFAULT_CONFIG, parseConfigText } from './config';
 import { formatJSON, formatProgress, formatReport } from './report';
@@ -16,6 +18,12 @@ async function main(argv: readonly string[]): Promise<number> {
       process.stdout.write(`${USAGE}\n`);
       return 0;
     }
+    if (args === 'list') {
+      process.stdout.write(ALL_CHECKS.map((check) => `${check.name}${check.required ? '' : ' (optional)'}: ${check.description}\n`).join(''));
+      return 0;
+    }
+    const only = args.only;
+    if (!ALL_CHECKS.some((check) => matchesOnly(check.name, only))) throw new UsageError(`--only ${JSON.stringify(only)} matches no check (see --list)`);
     if (args.configFile !== undefined) config = parseConfigText(await readFile(args.configFile, 'utf8'));
   } catch (error) {
     if (error instanceof UsageError || error instanceof ConfigError || (error as NodeJS.ErrnoException).code === 'ENOENT') {

@@ -62,16 +62,19 @@ export type UserCredentials = Static<typeof User>;
 
 /** What the runner needs to know about the server under test, with every default filled in. */
 export interface ConformanceConfig {
-  /** Every wait of every check fails after this long. */
+  /** Every wait of every check fails after this long. @default 5000 */
   readonly timeoutMs: number;
-  /** null: rooms exist on first connect. */
+  /** null: rooms exist on first connect. @default null */
   readonly roomCreation: RoomCreation | null;
+  /** @default two users with tokens `conformance-user-1` and `-2`, no invalid token */
   readonly users: readonly UserCredentials[];
-  /** The names under which the server registered the conformance mutators. */
+  /** The names under which the server registered the conformance mutators. @default put, del, increment */
   readonly mutators: { readonly put: string; readonly del: string; readonly increment: string };
+  /** @default '1' */
   readonly schemaVersion: string;
-  /** Every room id the runner uses starts with this, then a random suffix. */
+  /** Every room id the runner uses starts with this, then a random suffix. @default 'conformance' */
   readonly roomPrefix: string;
+  /** Bounds of the random-scenario check; `seed` replays a run. @default 20 runs, 6 clients, 3 groups, 10 mutations, random seed */
   readonly convergence: {
     readonly runs: number;
     readonly maxClients: number;
@@ -79,7 +82,7 @@ export interface ConformanceConfig {
     readonly maxMutations: number;
     readonly seed: number | undefined;
   };
-  /** The optional latency checks pass under this many milliseconds. */
+  /** The optional latency checks pass under this many milliseconds. @default 50 */
   readonly latencyBudgetMs: number;
 }
 

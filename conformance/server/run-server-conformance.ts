@@ -10,12 +10,13 @@ import { DEFAULT_CONFIG, type ConformanceConfig } from './config';
 export interface RunServerConformanceOptions {
   /** The server's socket origin, e.g. `ws://127.0.0.1:8080`. */
   readonly url: string;
+  /** @default DEFAULT_CONFIG (suits the reference server) */
   readonly config?: ConformanceConfig;
-  /** See matchesOnly. */
+  /** Comma-separated substrings or globs of check names (see matchesOnly). @default every check */
   readonly only?: string;
-  /** Defaults to every check. */
+  /** @default ALL_CHECKS */
   readonly checks?: readonly Check[];
-  /** Defaults to the real Node environment. */
+  /** @default nodeEnvironment() (real clock, sockets, randomness, fetch) */
   readonly environment?: ConformanceEnvironment;
   /** Called as each check finishes (for progress output). */
   readonly onResult?: (result: CheckResult) => void;
