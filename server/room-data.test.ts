@@ -86,3 +86,20 @@ describe('RoomData.patchSince', () => {
     expect(data.patchSince(3)).toEqual([{ op: 'clear' }, { op: 'put', key: 'k4', value: 4 }]);
   });
 });
+
+describe('RoomData.loadEntries', () => {
+  it('loads a large room in key order, tombstones included', () => {
+    const data = new RoomData(5);
+    const n = 200_000;
+    data.loadEntries(
+      (function* () {
+        for (let i = n - 1; i >= 0; i--) yield [`k${i}`, { value: i % 10 === 0 ? undefined : i, version: 1 }] as const;
+      })(),
+    );
+    expect(data.liveCount).toBe(n - n / 10);
+    expect(data.tombstoneCount).toBe(n / 10);
+    expect(data.nextLiveKey('k', false)).toBe('k1');
+    expect(data.nextLiveKey('k99998', true)).toBe('k99999');
+    expect(() => data.loadEntries([])).toThrow();
+  });
+});

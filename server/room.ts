@@ -59,7 +59,7 @@ export class Room {
 
   static fromStored(stored: StoredRoom, deps: RoomDeps): Room {
     const data = new RoomData(stored.meta.version, stored.meta.tombstoneHorizon);
-    for (const e of stored.entries) data.setEntry(e.key, { value: e.value, version: e.version });
+    data.loadEntries(stored.entries.map((e) => [e.key, { value: e.value, version: e.version }] as const));
     for (const c of stored.clients) data.setClient(c.clientID, c);
     return new Room(stored.meta.roomID, data, stored.meta.closed, deps);
   }
