@@ -228,3 +228,34 @@ describe('LazyDagStore', () => {
     expect(commits).toBe(1);
   });
 });
+
+describe('LazyDagStore with a long chain of commits', () => {
+  it('persists a 20,000-chunk chain without deep recursion', async () => {
+    const lazy = new LazyDagStore(new PersistentDagStore(new MemoryStore(NAME)));
+    const tip = await lazy.withWrite(async (w) => {
+      let prev: Hash | undefined;
+      for (let i = 0; i < 20_000; i++) {
+        const c = w.createChunk(i, prev === undefined ? [] : [prev]);
+        await w.putChunk(c);
+        prev = c.hash;
+      }
+      await w.setHead('main', prev!);
+      await w.commit();
+      return prev!;
+    });
+    expect(lazy.memoryOnlyChunkCount).toBe(20_000);
+    await lazy.persist();
+    expect(lazy.memoryOnlyChunkCount).toBe(0);
+    // Dropping the head collects the whole chain on disk too.
+    await lazy.withWrite(async (w) => {
+      await w.removeHead('main');
+      await w.commit();
+    });
+    await lazy.persist();
+    const fresh = new PersistentDagStore(new MemoryStore(NAME));
+    await fresh.withRead(async (r) => {
+      expect(await r.hasChunk(tip)).toBe(false);
+      expect(await r.getHead('main')).toBeUndefined();
+    });
+  });
+});

@@ -140,19 +140,32 @@ export class LazyDagStore implements DagStore {
     }
   }
 
-  /** Memory-only chunks reachable from `roots`, children before parents. */
+  /**
+   * Memory-only chunks reachable from `roots`, children before parents.
+   * Iterative: a long offline session makes a long chain of commits.
+   */
   #memoryOnlyClosure(roots: Iterable<Hash | undefined>): Chunk[] {
     const out: Chunk[] = [];
     const seen = new Set<Hash>();
-    const visit = (hash: Hash): void => {
-      if (seen.has(hash)) return;
+    const stack: { chunk: Chunk; next: number }[] = [];
+    const enter = (hash: Hash | undefined): void => {
+      if (hash === undefined || seen.has(hash)) return;
       seen.add(hash);
       const chunk = this.#memChunks.get(hash);
-      if (chunk === undefined) return;
-      for (const ref of chunk.refs) visit(ref);
-      out.push(chunk);
+      if (chunk !== undefined) stack.push({ chunk, next: 0 });
     };
-    for (const root of roots) if (root !== undefined) visit(root);
+    for (const root of roots) {
+      enter(root);
+      while (stack.length > 0) {
+        const top = stack[stack.length - 1]!;
+        if (top.next < top.chunk.refs.length) {
+          enter(top.chunk.refs[top.next++]);
+        } else {
+          stack.pop();
+          out.push(top.chunk);
+        }
+      }
+    }
     return out;
   }
 
