@@ -56,7 +56,6 @@ function step(s: ConnectionState, event: ConnectionEvent, now: number, fx: Effec
     case 'userDisconnect': {
       if (s.halt !== null && s.halt !== 'ReauthLimit') return s;
       const ended = endSocket(s, new ClientDisconnectedError(), fx);
-      fx.push({ type: 'cancelTimer', name: 'backoff' });
       fx.push({ type: 'log', level: 'info', message: 'Disconnected by the app' });
       return halt(ended, 'ClientDisconnected', undefined, fx);
     }
@@ -279,6 +278,7 @@ function retryAfter(s: ConnectionState, delayMs: number, now: number, fx: Effect
 }
 
 function halt(s: ConnectionState, reason: HaltReason, error: Failure | undefined, fx: Effects): ConnectionState {
+  if (s.waiting === 'backoff') fx.push({ type: 'cancelTimer', name: 'backoff' });
   fx.push({ type: 'halted', reason, error });
   return { ...s, waiting: 'halted', halt: reason };
 }
