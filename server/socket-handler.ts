@@ -9,6 +9,8 @@ import { ClientError } from './errors';
 import type { Room } from './room';
 
 const ROOM_LOOKUP_ATTEMPTS = 3;
+/** Frames a client may send before its connect is accepted; they are handled after. */
+const MAX_EARLY_FRAMES = 100;
 
 /** The first subprotocol offered: the client's encoded auth token. */
 function offeredSubprotocol(req: IncomingMessage): string | undefined {
@@ -56,8 +58,9 @@ async function serveSocket(ctx: ServerContext, ws: WebSocket, req: IncomingMessa
   let session: { conn: ClientConnection; room: Room } | undefined;
   const early: [RawData, boolean][] = [];
   ws.on('message', (data, isBinary) => {
-    if (session === undefined) early.push([data, isBinary]);
-    else onFrame(ctx, session.conn, session.room, data, isBinary);
+    if (session !== undefined) onFrame(ctx, session.conn, session.room, data, isBinary);
+    else if (early.length < MAX_EARLY_FRAMES) early.push([data, isBinary]);
+    else ws.close(CLOSE_POLICY, 'too many frames before connected');
   });
   ws.on('error', (error) => ctx.logger.debug('socket error', { error }));
   ws.on('close', () => {

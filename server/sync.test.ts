@@ -253,3 +253,17 @@ describe('rooms in memory', () => {
     expect(b.cookie).toBe(a.cookie! + 1);
   });
 });
+
+describe('frames sent before connected', () => {
+  it('are handled once the connect is accepted, in order', async () => {
+    const roomID = uniqueID('room');
+    const a = t.connect({ roomID });
+    await new Promise((resolve) => a.ws.once('open', resolve));
+    a.push([a.mutation('put', { key: 'early', value: 1 })]);
+    a.sendRaw(JSON.stringify(['ping', {}]));
+    await a.acked(1);
+    await a.until(() => a.messages.some((m) => m[0] === 'pong'));
+    expect(a.messages[0]![0]).toBe('connected');
+    expect(a.state.get('early')).toBe(1);
+  });
+});
