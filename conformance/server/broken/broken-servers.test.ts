@@ -4,7 +4,7 @@ import { formatReport } from '../report';
 import { startReferenceServer, type ReferenceServerFixture } from '../reference-server-fixture';
 import { runServerConformance } from '../run-server-conformance';
 import { startProxy, type ProxyHooks } from './mitm-proxy';
-import { acceptAnyVersion, applyDuplicatesTwice, dropCatchUpDeletes, leakAcksToAllGroups } from './variants';
+import { acceptAnyVersion, applyDuplicatesTwice, dropCatchUpDeletes, offByOneBaseCookie, leakAcksToAllGroups, stringCookies } from './variants';
 
 let server: ReferenceServerFixture;
 
@@ -76,5 +76,21 @@ describe('the runner against deliberately broken servers', () => {
     expect(version.expected).toMatch(/VersionNotSupported/);
     expect(version.actual).toMatch(/"connected"/);
     expect(summary.failed).toBe(1);
+  });
+
+  it('(e) pokes with a wrong baseCookie: the cookie chain check fails naming the poke that did not follow', async () => {
+    const summary = await runThroughProxy(offByOneBaseCookie(), 'push/cookie-chain');
+    const chain = result(summary.results, 'push/cookie-chain');
+    expect(chain.status).toBe('fail');
+    expect(chain.message).toMatch(/a poke broke the cookie chain/);
+    expect(chain.actual).toMatch(/has baseCookie \d+ but the client's cookie was \d+/);
+  });
+
+  it('(f) frames that break the schemas: the check fails quoting the frame', async () => {
+    const summary = await runThroughProxy(stringCookies(), 'push/poke-to-pusher');
+    const poke = result(summary.results, 'push/poke-to-pusher');
+    expect(poke.status).toBe('fail');
+    expect(poke.message).toMatch(/the server sent a frame that does not match the protocol: Invalid downstream poke message: \/1\/cookie/);
+    expect(poke.actual).toMatch(/^\["poke",\{.*"cookie":"\d+"/);
   });
 });

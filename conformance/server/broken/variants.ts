@@ -111,3 +111,28 @@ export function acceptAnyVersion(): ProxyHooks {
     rewriteConnectPath: (pathAndQuery) => pathAndQuery.replace(/^\/api\/sync\/v[0-9]+\/connect/, '/api/sync/v1/connect'),
   };
 }
+
+/** (e) Pokes name a baseCookie one past the cookie they really follow from: the chain breaks. */
+export function offByOneBaseCookie(): ProxyHooks {
+  return {
+    downstream(text) {
+      const frame = parse(text);
+      if (frame?.[0] !== 'poke') return [text];
+      const body = frame[1] as PokeBody;
+      if (body.baseCookie === null) return [text];
+      return [JSON.stringify(['poke', { ...body, baseCookie: body.baseCookie + 1 }])];
+    },
+  };
+}
+
+/** (f) Pokes carry their cookie as a string: frames that break the protocol schemas. */
+export function stringCookies(): ProxyHooks {
+  return {
+    downstream(text) {
+      const frame = parse(text);
+      if (frame?.[0] !== 'poke') return [text];
+      const body = frame[1] as PokeBody;
+      return [JSON.stringify(['poke', { ...body, cookie: String(body.cookie) }])];
+    },
+  };
+}
