@@ -159,3 +159,4 @@ describe('Reflect', () => {
     result.catch(() => {});
   });
 });
+

@@ -300,7 +300,8 @@ export class Reflect<MD extends MutatorDefs = MutatorDefs> {
 function storeLogger(logger: Logger): StoreLogger {
   return {
     error: (message, ...details) => logger.error?.(message, ...details),
-    warn: (message, ...details) => logger.info?.(message, ...details),
+    // The store warns about degradations (e.g. no IndexedDB): worth seeing at the default level.
+    warn: (message, ...details) => logger.error?.(message, ...details),
     debug: (message, ...details) => logger.debug?.(message, ...details),
   };
 }
