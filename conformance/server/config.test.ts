@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, DEFAULT_CONFIG, parseConfigText, resolveConfig } from './config';
 
@@ -31,5 +32,14 @@ describe('conformance config', () => {
     expect(() => parseConfigText('{"users": []}')).toThrow(/at \/users/);
     expect(() => parseConfigText('{"tokens": {}}')).toThrow(ConfigError);
     expect(() => parseConfigText('{not json')).toThrow(/not JSON/);
+  });
+
+  it('accepts the example of conformance/README.md', () => {
+    const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
+    const example = /## Config file[\s\S]*?```json\n([\s\S]*?)```/.exec(readme)?.[1];
+    expect(example).toBeDefined();
+    const config = parseConfigText(example!);
+    expect(config.users[0]).toEqual({ token: 'alice-token', invalidToken: 'not-a-token' });
+    expect(config.convergence.seed).toBe(42);
   });
 });
