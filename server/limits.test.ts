@@ -33,14 +33,14 @@ describe('limits', () => {
   });
 
   it('drops a client that does not read instead of buffering without bound', async () => {
-    t = await startTestServer({ maxSendBufferBytes: 256 * 1024 });
+    t = await startTestServer({ maxSendBufferBytes: 256 * 1024, maxFrameBytes: 4 * 1024 * 1024 });
     const roomID = uniqueID('room');
     const slow = t.connect({ roomID });
     const writer = t.connect({ roomID });
     await Promise.all([slow.ready(), writer.ready()]);
     const socket = (slow.ws as unknown as { _socket: import('node:net').Socket })._socket;
     socket.pause();
-    const value = 'v'.repeat(200 * 1024);
+    const value = 'v'.repeat(1024 * 1024);
     let id = 0;
     for (let i = 0; i < 200 && !(await serverDropped()); i++) {
       id = writer.mutate('put', { key: `k${i % 5}`, value: `${i}${value}` });
@@ -49,6 +49,7 @@ describe('limits', () => {
     expect(await serverDropped()).toBe(true);
     const { json } = await t.admin('GET', '/stats');
     expect(json.connections).toBe(1);
+    slow.ws.terminate();
 
     async function serverDropped(): Promise<boolean> {
       const { json } = await t!.admin('GET', '/stats');

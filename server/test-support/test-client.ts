@@ -10,6 +10,7 @@ import {
 } from '../../src/protocol';
 
 let counter = 0;
+const CLOSE_HANDSHAKE_MS = 1000;
 
 export function uniqueID(prefix: string): string {
   return `${prefix}-${++counter}-${Math.random().toString(36).slice(2, 8)}`;
@@ -148,10 +149,14 @@ export class TestClient {
     return this.until(() => this.lmid >= id, `ack of mutation ${id}`);
   }
 
-  close(): Promise<void> {
-    if (this.closed) return Promise.resolve();
+  /** Closes with the handshake; a peer that does not answer within a second is cut off. */
+  async close(): Promise<void> {
+    if (this.closed) return;
     this.ws.close();
-    return this.until(() => this.closed, 'close');
+    await this.until(() => this.closed, 'close', CLOSE_HANDSHAKE_MS).catch(() => {
+      this.ws.terminate();
+      return this.until(() => this.closed, 'terminate');
+    });
   }
 
   private applyPoke(poke: PokeBody): void {
