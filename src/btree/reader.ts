@@ -7,6 +7,16 @@ import { lowerBound, nodeFromChunk, type Child, type InternalEntry, type Node } 
 import { ScanIterator } from './scan-iterator';
 import type { BTreeReader, DiffOp, Entry } from './types';
 
+/** Leaves loaded ahead of a scan, so a cold scan waits on storage in parallel. */
+const READ_AHEAD_LEAVES = 4;
+
+interface Frame {
+  readonly entries: readonly InternalEntry[];
+  index: number;
+  readonly level: number;
+  ahead: Map<number, Promise<Node>> | undefined;
+}
+
 export class BTreeRead implements BTreeReader, DiffSide {
   protected readonly dag: DagRead;
   #root: Child;
@@ -56,14 +66,15 @@ export class BTreeRead implements BTreeReader, DiffSide {
    */
   async *leaves(fromKey?: string): AsyncIterableIterator<readonly [entries: readonly Entry[], start: number]> {
     await this.settle();
-    const stack: { entries: readonly InternalEntry[]; index: number }[] = [];
+    const stack: Frame[] = [];
     let node = await this.load(this.#root);
     while (node.level > 0) {
       const entries = node.entries as readonly InternalEntry[];
       const index = fromKey === undefined ? 0 : lowerBound(entries, fromKey, compareUTF8);
       if (index >= entries.length) return;
-      stack.push({ entries, index });
-      node = await this.load(entries[index]![1]);
+      const frame: Frame = { entries, index, level: node.level, ahead: undefined };
+      stack.push(frame);
+      node = await this.#child(frame);
     }
     const first = node.entries as readonly Entry[];
     yield [first, fromKey === undefined ? 0 : lowerBound(first, fromKey, compareUTF8)];
@@ -75,14 +86,34 @@ export class BTreeRead implements BTreeReader, DiffSide {
       }
       if (top === undefined) return;
       top.index++;
-      node = await this.load(top.entries[top.index]![1]);
+      node = await this.#child(top);
       while (node.level > 0) {
-        const entries = node.entries as readonly InternalEntry[];
-        stack.push({ entries, index: 0 });
-        node = await this.load(entries[0]![1]);
+        const frame: Frame = { entries: node.entries as readonly InternalEntry[], index: 0, level: node.level, ahead: undefined };
+        stack.push(frame);
+        node = await this.#child(frame);
       }
       yield [node.entries as readonly Entry[], 0];
     }
+  }
+
+  /** Loads the frame's current child; under the last internal level, starts loading the next few leaves too. */
+  #child(frame: Frame): Promise<Node> {
+    const { entries, index } = frame;
+    let node = frame.ahead?.get(index);
+    if (node !== undefined) frame.ahead!.delete(index);
+    else node = this.load(entries[index]![1]);
+    if (frame.level === 1) {
+      const ahead = (frame.ahead ??= new Map());
+      const end = Math.min(entries.length, index + 1 + READ_AHEAD_LEAVES);
+      for (let i = index + 1; i < end; i++) {
+        const child = entries[i]![1];
+        if (typeof child !== 'string' || ahead.has(i)) continue;
+        const loading = this.load(child);
+        loading.catch(() => {}); // a scan stopped early never awaits it
+        ahead.set(i, loading);
+      }
+    }
+    return node;
   }
 
   async diff(other: BTreeReader): Promise<DiffOp[]> {
