@@ -74,7 +74,7 @@ async function stats(ctx: ServerContext): Promise<unknown> {
   const rooms = await ctx.registry.loaded();
   return {
     roomsLoaded: rooms.length,
-    connections: ctx.connections.size,
+    connections: [...ctx.connections].filter((c) => !c.isClosed).length,
     counters: ctx.counters,
     memory: ctx.memoryUsage(),
     rooms: rooms.map((r) => ({
@@ -139,6 +139,7 @@ function invalidate(ctx: ServerContext, body: unknown): Reply {
   }
   let invalidated = 0;
   for (const conn of [...ctx.connections]) {
+    if (conn.isClosed) continue;
     if (userID !== undefined && conn.userID !== userID) continue;
     if (roomID !== undefined && conn.roomID !== roomID) continue;
     conn.fail('AuthInvalidated', 'Authentication was invalidated; fetch a new token');
