@@ -212,3 +212,21 @@ describe('B+tree', () => {
     });
   });
 });
+
+describe('B+tree writer under concurrent calls', () => {
+  it('concurrent flushes, scans and puts agree', async () => {
+    const store = dagStore();
+    await store.withWrite(async (w) => {
+      const tree = writeBTree(w, undefined);
+      const puts = Array.from({ length: 500 }, (_, i) => tree.put(key(i), 'x'.repeat(200)));
+      const [a, b] = await Promise.all([tree.flush(), tree.flush(), ...puts]);
+      expect(a).toBe(b);
+      const scanning = all(tree);
+      await tree.put(key(1000), 'late');
+      const [c, entries] = await Promise.all([tree.flush(), scanning]);
+      expect(entries.length).toBeGreaterThanOrEqual(500);
+      expect(await all(readBTree(w, c))).toHaveLength(501);
+      expect(await tree.get(key(1000))).toBe('late');
+    });
+  });
+});

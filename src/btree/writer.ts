@@ -21,6 +21,7 @@ export class BTreeWrite extends BTreeRead implements BTreeWriter {
   /** A batch being applied: still visible to get/has until the new root is in place. */
   #applying: Pending | undefined;
   #settling: Promise<void> | undefined;
+  #flushing: Promise<Hash> | undefined;
 
   constructor(dag: DagWrite, root: Hash | undefined) {
     super(dag, root ?? emptyLeaf());
@@ -52,6 +53,18 @@ export class BTreeWrite extends BTreeRead implements BTreeWriter {
   }
 
   async flush(): Promise<Hash> {
+    // One flush at a time, so no node is written twice.
+    while (this.#flushing !== undefined) await this.#flushing.catch(() => {});
+    const flushing = this.#flushNow();
+    this.#flushing = flushing;
+    try {
+      return await flushing;
+    } finally {
+      this.#flushing = undefined;
+    }
+  }
+
+  async #flushNow(): Promise<Hash> {
     await this.settle();
     const root = this.root;
     if (typeof root === 'string') return root;
