@@ -116,6 +116,7 @@ describe('Reflect', () => {
     await clock.advance(0);
     server.last.connect();
     r.disconnect();
+    expect(r.connectionStatus).toEqual({ state: 'disconnected', online: false, reason: 'ClientDisconnected' });
     await r.mutate.put({ key: 'k', value: 2 });
     await clock.advance(600_000);
     expect(server.sockets).toHaveLength(1);

@@ -275,7 +275,8 @@ export class Reflect<MD extends MutatorDefs = MutatorDefs> {
 
   #updateStatus(state: ConnectionState, nextRetryAt: number | undefined): void {
     const phase = state.phase === 'closed' ? 'disconnected' : state.phase;
-    const reason = phase === 'disconnected' ? (state.lastDisconnectReason ?? state.halt ?? undefined) : undefined;
+    // When the client has stopped on its own, why it stopped is the reason that matters.
+    const reason = phase === 'disconnected' ? (state.halt ?? state.lastDisconnectReason ?? undefined) : undefined;
     const previous = this.#status;
     if (previous.state === phase && previous.online === state.online && previous.reason === reason && previous.nextRetryAt === nextRetryAt) {
       return;
