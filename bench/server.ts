@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
+import Database from 'better-sqlite3';
 import { WebSocket } from 'ws';
 import { buildConnectURL } from '../src/protocol';
 import { fixed, percentile, printTable } from './measure';
@@ -25,6 +26,7 @@ const FANOUT_CLIENTS = 100;
 const FANOUT_SAMPLES = 200;
 const SUSTAIN_MS = 3000;
 const IN_FLIGHT_PER_CLIENT = 8;
+const FSYNC_SAMPLES = 500;
 
 interface Child {
   readonly proc: ChildProcess;
@@ -221,6 +223,24 @@ async function serverMemory(adminURL: string): Promise<string> {
   return `rss ${fixed(memory.rss / 2 ** 20, 0)} MiB, heap ${fixed(memory.heapUsed / 2 ** 20, 0)} MiB`;
 }
 
+/** The disk's share: one tiny SQLite commit with synchronous=FULL, timed in this process. */
+function sqliteFullCommits(dir: string): number[] {
+  const db = new Database(join(dir, 'fsync-probe.sqlite'));
+  db.pragma('journal_mode = WAL');
+  db.pragma('synchronous = FULL');
+  db.exec('CREATE TABLE t (k TEXT PRIMARY KEY, v TEXT)');
+  const put = db.prepare('INSERT OR REPLACE INTO t VALUES (?, ?)');
+  const commit = db.transaction((i: number) => put.run(`k${i % 10}`, 'v'));
+  const times: number[] = [];
+  for (let i = 0; i < FSYNC_SAMPLES; i++) {
+    const t0 = performance.now();
+    commit(i);
+    times.push(performance.now() - t0);
+  }
+  db.close();
+  return times;
+}
+
 const ms = (v: number) => `${fixed(v, 3)} ms`;
 
 export async function runServerBench(): Promise<void> {
@@ -236,6 +256,7 @@ export async function runServerBench(): Promise<void> {
     const memory = await startServer(['--memory']);
     const memoryTimes = await pushRoundTrips(memory.url);
     await stop(memory);
+    const commitTimes = sqliteFullCommits(dataDir);
     const p50echo = percentile(echoTimes, 50);
     const row = (name: string, t: number[]) => [name, ms(percentile(t, 50)), ms(percentile(t, 99)), `${fixed(percentile(t, 50) / p50echo, 1)}×`];
     printTable(`server: round trip on loopback, ${RTT_SAMPLES} sequential samples (target p50 < 2 ms)`, ['what', 'p50', 'p99', 'p50 vs echo'], [
@@ -243,6 +264,7 @@ export async function runServerBench(): Promise<void> {
       row('push → own poke, SQLite FULL', pushTimes),
       row('push → own poke, SQLite NORMAL', normalTimes),
       row('push → own poke, memory storage', memoryTimes),
+      row('(one SQLite FULL commit alone)', commitTimes),
     ]);
 
     const fan = await fanOut(full.url);
