@@ -107,3 +107,56 @@ describe('fuzz: malformed frames', () => {
     expect(fresh.state.size).toBe(0);
   });
 });
+
+describe('fuzz: connect requests', () => {
+  it('odd request targets get an HTTP answer or an error frame, and the server keeps serving', async () => {
+    const { connect } = await import('node:net');
+    const port = Number(new URL(t.url).port);
+    const target = fc.oneof(
+      fc.string({ unit: 'binary-ascii', maxLength: 60 }).map((s) => s.replace(/[\s\0]/g, '')),
+      fc.constantFrom('http://[', '//', '/api/sync/v1/connect?%%', '/api/sync/v9/connect', '/api/sync/', '*', '/api/sync/v1/connect?roomID=%ZZ'),
+    );
+    await fc.assert(
+      fc.asyncProperty(target, async (path) => {
+        const socket = connect(port, '127.0.0.1');
+        socket.on('error', () => {});
+        socket.write(
+          `GET ${path || '/'} HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n` +
+            'Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Protocol: tok\r\n\r\n',
+        );
+        const answer = await new Promise<string>((resolve) => {
+          let text = '';
+          socket.on('data', (d) => {
+            text += d.toString('latin1');
+            if (text.includes('\r\n\r\n')) socket.destroy();
+          });
+          socket.on('close', () => resolve(text));
+        });
+        expect(answer).toMatch(/^HTTP\/1\.1 /);
+      }),
+      { numRuns: 40 },
+    );
+    const c = t.connect({ roomID: uniqueID('after-fuzz') });
+    await c.ready();
+  });
+
+  it('random connect parameters are refused with InvalidConnectionRequest or accepted', async () => {
+    const { WebSocket } = await import('ws');
+    const param = fc.option(fc.string({ maxLength: 12 }), { nil: undefined });
+    await fc.assert(
+      fc.asyncProperty(fc.record({ clientID: param, clientGroupID: param, roomID: param, baseCookie: param, ts: param, lmid: param, wsid: param }), async (q) => {
+        const query = new URLSearchParams(Object.entries(q).filter((e): e is [string, string] => e[1] !== undefined));
+        const ws = new WebSocket(`${t.url}/api/sync/v1/connect?${query}`, ['tok']);
+        const first = await new Promise<string>((resolve) => {
+          ws.on('message', (d) => resolve(d.toString()));
+          ws.on('close', () => resolve('closed'));
+          ws.on('error', () => resolve('error'));
+        });
+        ws.terminate();
+        const m = JSON.parse(first) as unknown[];
+        expect(m[0] === 'connected' || (m[0] === 'error' && m[1] === 'InvalidConnectionRequest')).toBe(true);
+      }),
+      { numRuns: 40 },
+    );
+  });
+});

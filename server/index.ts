@@ -16,6 +16,7 @@ import {
   DEFAULT_MUTATOR_TIMEOUT_MS,
 } from './limits';
 import { silentLogger, type Logger } from './logger';
+import { parseRequestURL } from './request-url';
 import { RoomRegistry } from './room-registry';
 import { createUpgradeHandler } from './socket-handler';
 import { serveStatic } from './static-files';
@@ -133,8 +134,8 @@ export function createServer(options: ServerOptions = {}): RoomsyncServer {
   const onUpgrade = createUpgradeHandler(ctx, wss);
 
   const handleUpgrade: RoomsyncServer['handleUpgrade'] = (req, socket, head) => {
-    const pathname = new URL(req.url ?? '/', 'http://x').pathname;
-    if (!pathname.startsWith('/api/sync/')) {
+    const pathname = parseRequestURL(req.url)?.pathname;
+    if (pathname === undefined || !pathname.startsWith('/api/sync/')) {
       socket.end('HTTP/1.1 404 Not Found\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
       return;
     }
@@ -153,7 +154,8 @@ export function createServer(options: ServerOptions = {}): RoomsyncServer {
   };
 
   async function answer(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const pathname = new URL(req.url ?? '/', 'http://x').pathname;
+    const pathname = parseRequestURL(req.url)?.pathname;
+    if (pathname === undefined) return void res.writeHead(400, { 'content-type': 'text/plain' }).end('Bad Request');
     if (pathname === ADMIN_PATH || pathname.startsWith(`${ADMIN_PATH}/`)) return handleAdmin(ctx, req, res, pathname);
     if (pathname === '/healthz') return void res.writeHead(200, { 'content-type': 'text/plain' }).end('ok');
     if (pathname.startsWith('/api/sync/')) return void res.writeHead(426, { 'content-type': 'text/plain' }).end('Upgrade Required');

@@ -6,6 +6,7 @@ import type { AuthResult } from './auth';
 import { CLOSE_INTERNAL_ERROR, CLOSE_POLICY, ClientConnection } from './client-connection';
 import type { ServerContext } from './context';
 import { ClientError } from './errors';
+import { parseRequestURL } from './request-url';
 import type { Room } from './room';
 
 const ROOM_LOOKUP_ATTEMPTS = 3;
@@ -31,7 +32,7 @@ export function createUpgradeHandler(ctx: ServerContext, wss: WebSocketServer) {
     if (ctx.shuttingDown) return refuse(socket, 503, 'Service Unavailable');
     let preAuth: AuthResult | undefined;
     if (offeredSubprotocol(req) === undefined) {
-      const roomID = new URL(req.url ?? '/', 'ws://x').searchParams.get('roomID') ?? '';
+      const roomID = parseRequestURL(req.url)?.searchParams.get('roomID') ?? '';
       const result = await authenticate(ctx, undefined, roomID);
       if (result === null) return refuse(socket, 401, 'Unauthorized');
       preAuth = result;
@@ -76,6 +77,7 @@ async function serveSocket(ctx: ServerContext, ws: WebSocket, req: IncomingMessa
     ws.close(CLOSE_POLICY, kind);
   };
   try {
+    if (parseRequestURL(req.url) === undefined) return failConnect('InvalidConnectionRequest', 'Invalid request URL');
     const { params } = parseConnectRequest(req.url ?? '/');
     const auth = preAuth ?? (await authenticate(ctx, decodeAuthSubprotocol(offeredSubprotocol(req)), params.roomID));
     if (auth === null) return failConnect('Unauthorized', 'Unauthorized: the auth token was rejected');
