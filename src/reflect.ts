@@ -96,6 +96,7 @@ export class Reflect<MD extends MutatorDefs = MutatorDefs> {
   #offline = false;
   #status: ConnectionStatus = { state: 'disconnected', online: false };
   #pendingCount = 0;
+  #stopPersistOnHide: (() => void) | undefined;
 
   constructor(options: ReflectOptions<MD>) {
     if (typeof options.userID !== 'string' || options.userID === '') {
@@ -195,6 +196,7 @@ export class Reflect<MD extends MutatorDefs = MutatorDefs> {
       return;
     }
     this.#connection?.close();
+    this.#stopPersistOnHide?.();
     await store.close();
     await this.#logger.flush();
   }
@@ -220,6 +222,11 @@ export class Reflect<MD extends MutatorDefs = MutatorDefs> {
       return store;
     }
     localMutations.subscribe(() => this.#updatePendingCount());
+    this.#updatePendingCount();
+    this.#stopPersistOnHide = environment.visibility.subscribe((visible) => {
+      // A hidden page may be about to unload: write local edits out now instead of after the persist delay.
+      if (!visible && !store.closed) store.persist().catch((error: unknown) => this.#logger.error?.('Persist on hide failed', error));
+    });
     if (options.socketOrigin !== null) this.#connect(options.socketOrigin, store, localMutations, environment);
     return store;
   }
