@@ -15,6 +15,7 @@ describe('admin API', () => {
     const res = await fetch(`${t.adminURL}/stats`, { headers: { 'x-admin-key': TEST_ADMIN_KEY } });
     expect(res.status).toBe(200);
     expect((await t.admin('GET', '/nope')).status).toBe(404);
+    expect((await t.admin('DELETE', '/rooms/%E0%A4%A')).status).toBe(400);
   });
 
   it('is closed when the server has no admin key', async () => {

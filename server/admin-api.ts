@@ -51,7 +51,7 @@ function authorized(ctx: ServerContext, req: IncomingMessage): boolean {
 type Reply = { status: number; json: unknown };
 
 async function route(ctx: ServerContext, method: string, path: string, req: IncomingMessage): Promise<Reply> {
-  const parts = path.split('/').filter((p) => p !== '').map(decodeURIComponent);
+  const parts = path.split('/').filter((p) => p !== '').map(decodePart);
   const [head, roomID, action] = parts;
   if (method === 'GET' && head === 'stats' && parts.length === 1) return ok(await stats(ctx));
   if (head === 'rooms' && parts.length === 1) {
@@ -66,6 +66,14 @@ async function route(ctx: ServerContext, method: string, path: string, req: Inco
   }
   if (method === 'POST' && head === 'invalidate' && parts.length === 1) return invalidate(ctx, await readJSON(req));
   throw new HttpError(404, `No admin route ${method} ${path}`);
+}
+
+function decodePart(part: string): string {
+  try {
+    return decodeURIComponent(part);
+  } catch {
+    throw new HttpError(400, `Bad path segment ${part}`);
+  }
 }
 
 const ok = (json: unknown): Reply => ({ status: 200, json });
