@@ -2,6 +2,8 @@
  * `npm run bench [-- NAME…]`: runs the named benchmarks (all when none is named)
  * and prints their figures and ratios. Benchmarks print; they never fail on speed.
  */
+export {};
+
 const BENCHES: Record<string, () => Promise<() => Promise<void>>> = {
   protocol: async () => (await import('./protocol')).runProtocolBench,
   store: async () => (await import('./store')).runStoreBench,
