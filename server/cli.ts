@@ -5,6 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { demoMutators } from '../demo/shared/mutators';
 import { CliUsageError, parseCliArgs, USAGE } from './cli-args';
 import { createServer } from './index';
 import { createJSONLogger } from './logger';
@@ -42,6 +43,8 @@ async function main(): Promise<void> {
   const generatedKey = opts.adminKey === undefined;
   const adminKey = opts.adminKey ?? randomBytes(ADMIN_KEY_BYTES).toString('base64url');
   const server = createServer({
+    // The demo's mutators; the conformance mutators are always registered too.
+    mutators: demoMutators,
     storage,
     adminKey,
     logger,
