@@ -1,0 +1,363 @@
+import { isDeepStrictEqual } from 'node:util';
+import type { ReadonlyJSONValue } from '../../../protocol/json';
+import { CheckFailure } from '../../shared/check-failure';
+import type { KeyValues } from '../../shared/client-view';
+import { describeStateDiff } from '../../shared/state-diff';
+import { readAll, type ClientFactory } from '../factory';
+import type { ExpectConnect, Scenario, Step } from '../scenario';
+import { ClientSession, CONFORMANCE_ROOM_ID } from './client-session';
+import { checkConnectRequest } from './connect-check';
+import { MemoryTransport } from './memory-transport';
+import { substitute, type ClientIDs } from './placeholders';
+import { ScenarioClock } from './scenario-clock';
+import { SocketFrames, type ReceivedFrame } from './socket-frames';
+import type { ServerTransport } from './transport';
+import { WsTransport } from './ws-transport';
+
+export type TransportKind = 'memory' | 'ws';
+
+export interface RunOptions {
+  readonly factory: ClientFactory;
+  /** @default 'memory' */
+  readonly transport?: TransportKind;
+}
+
+export interface StepFailure {
+  readonly stepIndex: number;
+  readonly step: Step | undefined;
+  readonly message: string;
+  readonly expected?: string;
+  readonly actual?: string;
+}
+
+export interface ScenarioResult {
+  readonly name: string;
+  readonly status: 'passed' | 'failed' | 'skipped';
+  readonly skipReason?: string;
+  readonly failure?: StepFailure;
+  /** What happened, in order, with fake-clock times. */
+  readonly transcript: readonly string[];
+}
+
+/** Promise work (a mutate, a query) gets this many settles to finish before the step fails. */
+const MAX_SETTLES_FOR_PROMISE = 20;
+
+/** Replays one scenario against a fresh client and reports the first step that does not hold. */
+export async function runScenario(scenario: Scenario, options: RunOptions): Promise<ScenarioResult> {
+  if (scenario.skip !== undefined) return { name: scenario.name, status: 'skipped', skipReason: scenario.skip, transcript: [] };
+  const clock = new ScenarioClock();
+  const transport: ServerTransport = options.transport === 'ws' ? await WsTransport.start(() => clock.now()) : new MemoryTransport(() => clock.now());
+  const run = new ScenarioRun(scenario, options.factory, clock, transport);
+  try {
+    const failure = await run.execute();
+    return { name: scenario.name, status: failure === undefined ? 'passed' : 'failed', ...(failure ? { failure } : {}), transcript: run.transcript };
+  } finally {
+    await run.dispose();
+    await transport.close();
+  }
+}
+
+class ScenarioRun {
+  readonly transcript: string[] = [];
+  readonly #session: ClientSession;
+  readonly #ids: ClientIDs;
+  readonly #frames: SocketFrames[] = [];
+  #claimed = 0;
+  #current: SocketFrames | undefined;
+  #autoPong = false;
+
+  constructor(
+    private readonly scenario: Scenario,
+    factory: ClientFactory,
+    private readonly clock: ScenarioClock,
+    private readonly transport: ServerTransport,
+  ) {
+    this.#session = new ClientSession(factory, clock, transport, scenario.client);
+    this.#ids = { clientID: this.#session.client.clientID, clientGroupID: this.#session.client.clientGroupID };
+  }
+
+  async execute(): Promise<StepFailure | undefined> {
+    let index = -1;
+    try {
+      await this.#settle();
+      for (index = 0; index < this.scenario.steps.length; index++) {
+        const step = this.scenario.steps[index]!;
+        await this.#run(step);
+        await this.#settle();
+      }
+      return undefined;
+    } catch (error) {
+      const step = this.scenario.steps[index];
+      this.#log(`✗ step ${index + 1} failed`);
+      if (error instanceof CheckFailure) {
+        return {
+          stepIndex: index,
+          step,
+          message: error.message,
+          ...(error.expected === undefined ? {} : { expected: error.expected }),
+          ...(error.actual === undefined ? {} : { actual: error.actual }),
+        };
+      }
+      return { stepIndex: index, step, message: `the engine or the client threw: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}` };
+    }
+  }
+
+  async dispose(): Promise<void> {
+    let closed = false;
+    void this.#session.client
+      .close()
+      .catch(() => {})
+      .finally(() => (closed = true));
+    // Closing may wait on the store's timers (a last persist): let them fire.
+    for (let i = 0; i < MAX_SETTLES_FOR_PROMISE && !closed; i++) {
+      await this.transport.settle();
+      if (!closed && this.clock.nextDueAt() !== undefined) this.clock.fireNext();
+    }
+  }
+
+  async #run(step: Step): Promise<void> {
+    const session = this.#session;
+    const client = session.client;
+    switch (step.step) {
+      case 'expectConnect':
+        return this.#expectConnect(step);
+      case 'sendConnected':
+        return this.#deliver(['connected', { wsid: step.wsid ?? this.#currentWsid() }]);
+      case 'send':
+        return this.#deliver(substitute(step.message, this.#ids));
+      case 'sendText':
+        return this.#deliverText(step.text);
+      case 'sendError':
+        return this.#deliver(['error', step.kind, step.message ?? step.kind]);
+      case 'dropSocket':
+        this.#log(`server drops the socket (${step.clean ? 'clean close' : 'abrupt'})`);
+        this.#requireCurrent('drop a socket').socket.drop(step.clean ?? false);
+        return;
+      case 'advance':
+        await this.#runUntil(() => false, this.clock.now() + step.ms);
+        return;
+      case 'setVisible':
+        this.#log(`page ${step.visible ? 'visible' : 'hidden'}`);
+        session.visibility.set(step.visible);
+        return;
+      case 'autoPong':
+        this.#autoPong = step.on;
+        return;
+      case 'mutate': {
+        this.#log(`app: mutate.${step.name}(${JSON.stringify(step.args)})`);
+        const mutator = client.mutate[step.name] as ((args: unknown) => Promise<unknown>) | undefined;
+        if (mutator === undefined) throw new CheckFailure(`the client has no mutator ${step.name}`);
+        await this.#finish(mutator(step.args), `mutate.${step.name} to resolve`);
+        return;
+      }
+      case 'reconnect':
+        this.#log('app: reconnect()');
+        client.reconnect();
+        return;
+      case 'disconnect':
+        this.#log('app: disconnect()');
+        client.disconnect();
+        return;
+      case 'expectPush':
+        return this.#expectPush(step.ids, step.within ?? 0, step.mutations);
+      case 'expectPing':
+        return this.#expectPing(step.at, step.within ?? 0);
+      case 'expectNoFrame': {
+        const socket = this.#current;
+        await this.#runUntil(() => (socket?.unread.length ?? 0) > 0, this.clock.now() + step.forMs);
+        const frame = socket?.unread[0];
+        if (frame !== undefined) throw new CheckFailure(`the client sent a frame at t=${frame.at} ms`, `nothing for ${step.forMs} ms`, frame.text);
+        return;
+      }
+      case 'expectDisconnect':
+        return this.#expectDisconnect(step.at, step.within ?? 0);
+      case 'expectNoConnect': {
+        await this.#runUntil(() => this.transport.sockets.length > this.#claimed, this.clock.now() + step.forMs);
+        const socket = this.transport.sockets[this.#claimed];
+        if (socket !== undefined) throw new CheckFailure(`the client connected at t=${socket.openedAt} ms`, `no connect for ${step.forMs} ms`, socket.url);
+        return;
+      }
+      case 'expectState': {
+        const actual = await this.#finish(readAll(client), 'a query of the whole key space');
+        const expected = substitute(step.state, this.#ids) as KeyValues;
+        const diff = describeStateDiff(expected, actual);
+        if (diff !== '') throw new CheckFailure(`the client's data differs: ${diff}`, JSON.stringify(expected), JSON.stringify(actual));
+        return;
+      }
+      case 'expectClient': {
+        const actual: Record<string, unknown> = {};
+        const expected: Record<string, unknown> = {};
+        if (step.online !== undefined) [expected.online, actual.online] = [step.online, client.online];
+        if (step.pendingMutationCount !== undefined) [expected.pendingMutationCount, actual.pendingMutationCount] = [step.pendingMutationCount, client.pendingMutationCount];
+        if (step.connection !== undefined) [expected.connection, actual.connection] = [step.connection, client.connectionStatus.state];
+        if (!isDeepStrictEqual(expected, actual)) throw new CheckFailure("the client's state differs", JSON.stringify(expected), JSON.stringify(actual));
+        return;
+      }
+      case 'expectCallback': {
+        const count = session.callbacks[step.name];
+        if (count !== step.count) throw new CheckFailure(`${step.name} was called ${count} time(s)`, `${step.count}`, `${count}`);
+        return;
+      }
+      case 'expectAuthCalls':
+        if (session.authCalls !== step.count) throw new CheckFailure(`the auth function was called ${session.authCalls} time(s)`, `${step.count}`, `${session.authCalls}`);
+        return;
+    }
+  }
+
+  // ---- expectations over time ----
+
+  async #expectConnect(step: ExpectConnect): Promise<void> {
+    const limit = step.at ?? this.clock.now() + (step.within ?? 0);
+    const found = await this.#runUntil(() => this.transport.sockets.length > this.#claimed, limit);
+    const socket = this.transport.sockets[this.#claimed];
+    if (!found || socket === undefined) throw new CheckFailure(`no connect by t=${limit} ms`, step.at === undefined ? `a connect within ${step.within ?? 0} ms` : `a connect at t=${step.at} ms`, this.#openedTimes());
+    this.#claimed++;
+    if (step.at !== undefined && socket.openedAt !== step.at) {
+      throw new CheckFailure(`the client connected at t=${socket.openedAt} ms`, `t=${step.at} ms`, `t=${socket.openedAt} ms`);
+    }
+    const earlierWsids = new Set(this.#frames.map((f) => new URL(f.socket.url).searchParams.get('wsid') ?? ''));
+    const params = checkConnectRequest(socket.url, { socketOrigin: this.transport.socketOrigin, roomID: CONFORMANCE_ROOM_ID, ids: this.#ids, earlierWsids });
+    const frames = new SocketFrames(socket, { ids: this.#ids, schemaVersion: this.#session.schemaVersion });
+    this.#frames.push(frames);
+    this.#current = frames;
+    this.#log(`client connects: baseCookie=${JSON.stringify(params.baseCookie)} lmid=${params.lmid} protocol=${socket.protocol ?? '(none)'}`);
+    for (const [name, value] of Object.entries(step.params ?? {})) {
+      if (params[name] !== value) throw new CheckFailure(`the connect request's ${name} is ${JSON.stringify(params[name])}`, JSON.stringify(value), socket.url);
+    }
+    if (step.protocol !== undefined && socket.protocol !== step.protocol) {
+      throw new CheckFailure('the connect request carries the wrong subprotocol (auth token)', JSON.stringify(step.protocol), JSON.stringify(socket.protocol));
+    }
+    if (step.accept ?? true) socket.accept();
+  }
+
+  async #expectPush(ids: readonly number[], within: number, mutations: readonly { readonly name: string; readonly args: ReadonlyJSONValue }[] | undefined): Promise<void> {
+    const socket = this.#requireCurrent('expect a push');
+    const collect = () => collectPushes(socket.unread, ids.length);
+    await this.#runUntil(() => collect().done, this.clock.now() + within);
+    const { frames, mutations: got, unexpected } = collect();
+    if (unexpected !== undefined) throw new CheckFailure(`expected a push, the client sent ${unexpected.message[0]}`, `push of ids ${ids.join(', ')}`, unexpected.text);
+    const gotIDs = got.map((m) => m.id);
+    if (!isDeepStrictEqual(gotIDs, ids)) {
+      throw new CheckFailure(`the client pushed mutation ids [${gotIDs.join(', ')}]`, `[${ids.join(', ')}]`, frames.map((f) => f.text).join(' | ') || 'no push');
+    }
+    if (mutations !== undefined) {
+      const shape = got.map((m) => ({ name: m.name, args: m.args }));
+      const wanted = mutations.map((m) => ({ name: m.name, args: substitute(m.args, this.#ids) }));
+      if (!isDeepStrictEqual(shape, wanted)) throw new CheckFailure('the pushed mutations differ', JSON.stringify(wanted), JSON.stringify(shape));
+    }
+    socket.cursor += frames.length;
+  }
+
+  async #expectPing(at: number | undefined, within: number): Promise<void> {
+    const socket = this.#requireCurrent('expect a ping');
+    const limit = at ?? this.clock.now() + within;
+    await this.#runUntil(() => socket.unread.length > 0, limit);
+    const frame = socket.unread[0];
+    if (frame === undefined) throw new CheckFailure(`no ping by t=${limit} ms`, at === undefined ? `a ping within ${within} ms` : `a ping at t=${at} ms`, 'nothing');
+    if (frame.message[0] !== 'ping') throw new CheckFailure(`expected a ping, the client sent ${frame.message[0]}`, 'ping', frame.text);
+    if (at !== undefined && frame.at !== at) throw new CheckFailure(`the client pinged at t=${frame.at} ms`, `t=${at} ms`, `t=${frame.at} ms`);
+    socket.cursor++;
+  }
+
+  async #expectDisconnect(at: number | undefined, within: number): Promise<void> {
+    const socket = this.#requireCurrent('expect a disconnect').socket;
+    const limit = at ?? this.clock.now() + within;
+    await this.#runUntil(() => socket.closedByClientAt !== undefined, limit);
+    if (socket.closedByClientAt === undefined) throw new CheckFailure(`the client kept the socket open until t=${limit} ms`, at === undefined ? `a close within ${within} ms` : `a close at t=${at} ms`, 'still open');
+    if (at !== undefined && socket.closedByClientAt !== at) {
+      throw new CheckFailure(`the client closed the socket at t=${socket.closedByClientAt} ms`, `t=${at} ms`, `t=${socket.closedByClientAt} ms`);
+    }
+    this.#log('client closes the socket');
+  }
+
+  /**
+   * Lets the client work and moves the clock timer by timer until `done` holds
+   * or the clock reaches `limit` (then it stands at `limit`).
+   */
+  async #runUntil(done: () => boolean, limit: number): Promise<boolean> {
+    for (;;) {
+      await this.#settle();
+      if (done()) return true;
+      const due = this.clock.nextDueAt();
+      if (due === undefined || due > limit) break;
+      this.clock.fireNext();
+    }
+    this.clock.jumpTo(limit);
+    await this.#settle();
+    return done();
+  }
+
+  async #settle(): Promise<void> {
+    await this.transport.settle();
+    for (const frames of this.#frames) {
+      for (const frame of frames.scan()) {
+        this.#log(`client → ${frame.message[0] === 'push' ? `push ids [${frame.message[1].mutations.map((m) => m.id).join(', ')}]` : frame.text}`);
+        if (this.#autoPong && frame.message[0] === 'ping' && frames === this.#current) {
+          frames.cursor = frames.received.length;
+          frames.socket.deliver('["pong",{}]');
+          this.#log('server → ["pong",{}] (auto)');
+        }
+      }
+    }
+    if (this.#autoPong) await this.transport.settle();
+  }
+
+  async #finish<T>(promise: Promise<T>, what: string): Promise<T> {
+    let outcome: { value: T } | { error: unknown } | undefined;
+    promise.then(
+      (value) => (outcome = { value }),
+      (error: unknown) => (outcome = { error }),
+    );
+    for (let i = 0; i < MAX_SETTLES_FOR_PROMISE && outcome === undefined; i++) await this.#settle();
+    if (outcome === undefined) throw new CheckFailure(`timed out waiting for ${what}`);
+    if ('error' in outcome) throw new CheckFailure(`${what} failed: ${String(outcome.error)}`);
+    return outcome.value;
+  }
+
+  // ---- the server's side ----
+
+  #deliver(message: ReadonlyJSONValue): void {
+    this.#deliverText(JSON.stringify(message));
+  }
+
+  #deliverText(text: string): void {
+    this.#log(`server → ${text}`);
+    this.#requireCurrent('send a frame').socket.deliver(text);
+  }
+
+  #requireCurrent(what: string): SocketFrames {
+    if (this.#current === undefined) throw new CheckFailure(`cannot ${what}: no connect was expected yet (add an expectConnect step first)`);
+    return this.#current;
+  }
+
+  #currentWsid(): string {
+    return new URL(this.#requireCurrent('answer connected').socket.url).searchParams.get('wsid') ?? '';
+  }
+
+  #openedTimes(): string {
+    const times = this.transport.sockets.map((s) => `t=${s.openedAt}`);
+    return times.length === 0 ? 'no socket opened' : `sockets opened at ${times.join(', ')}`;
+  }
+
+  #log(line: string): void {
+    this.transcript.push(`t=${this.clock.now()} ${line}`);
+  }
+}
+
+/** Mutations of the next push frames (pings skipped) until `count` are in; stops at any other frame. */
+function collectPushes(unread: readonly ReceivedFrame[], count: number) {
+  const frames: ReceivedFrame[] = [];
+  const mutations: { id: number; name: string; args: ReadonlyJSONValue }[] = [];
+  for (const frame of unread) {
+    if (mutations.length >= count) break;
+    const [name, body] = frame.message;
+    if (name === 'ping') {
+      frames.push(frame);
+      continue;
+    }
+    if (name !== 'push') return { frames, mutations, unexpected: frame, done: true };
+    frames.push(frame);
+    mutations.push(...body.mutations.map((m) => ({ id: m.id, name: m.name, args: m.args })));
+  }
+  return { frames, mutations, unexpected: undefined, done: mutations.length >= count && count > 0 };
+}

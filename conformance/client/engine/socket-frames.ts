@@ -1,0 +1,79 @@
+import { decodeUpstream, InvalidMessageError, PUSH_VERSION } from '../../../src/protocol';
+import type { Upstream } from '../../../src/protocol';
+import { CheckFailure } from '../../shared/check-failure';
+import type { ClientIDs } from './placeholders';
+import type { ServerSocket } from './transport';
+
+export interface ReceivedFrame {
+  readonly message: Upstream;
+  readonly text: string;
+  readonly at: number;
+}
+
+export interface FrameRules {
+  readonly ids: ClientIDs;
+  readonly schemaVersion: string;
+}
+
+/**
+ * The frames of one socket as the scripted server reads them: every frame is
+ * validated with decodeUpstream and the push invariants (this client's ids,
+ * ids increasing on the socket, so none sent twice) are checked as it arrives.
+ * Expectations consume frames from `unread`.
+ */
+export class SocketFrames {
+  readonly received: ReceivedFrame[] = [];
+  /** Index of the first frame no expectation has consumed. */
+  cursor = 0;
+  #scanned = 0;
+  #lastPushedID = 0;
+
+  constructor(
+    readonly socket: ServerSocket,
+    private readonly rules: FrameRules,
+  ) {}
+
+  /** Validates the frames that arrived since the last scan; returns them. Throws CheckFailure on a violation. */
+  scan(): ReceivedFrame[] {
+    const fresh: ReceivedFrame[] = [];
+    for (; this.#scanned < this.socket.frames.length; this.#scanned++) {
+      const { text, at } = this.socket.frames[this.#scanned]!;
+      let message: Upstream;
+      try {
+        message = decodeUpstream(text);
+      } catch (error) {
+        if (error instanceof InvalidMessageError) {
+          throw new CheckFailure(`the client sent a frame that does not match the protocol: ${error.message}`, 'a valid upstream message', text);
+        }
+        throw error;
+      }
+      if (message[0] === 'push') this.#checkPush(message[1], text);
+      const frame = { message, text, at };
+      this.received.push(frame);
+      fresh.push(frame);
+    }
+    return fresh;
+  }
+
+  get unread(): ReceivedFrame[] {
+    return this.received.slice(this.cursor);
+  }
+
+  #checkPush(body: Extract<Upstream, readonly ['push', unknown]>[1], text: string): void {
+    const { ids, schemaVersion } = this.rules;
+    if (body.clientGroupID !== ids.clientGroupID) throw new CheckFailure("a push names another client group", ids.clientGroupID, text);
+    if (body.pushVersion !== PUSH_VERSION) throw new CheckFailure('a push has the wrong pushVersion', String(PUSH_VERSION), text);
+    if (body.schemaVersion !== schemaVersion) throw new CheckFailure('a push has the wrong schemaVersion', schemaVersion, text);
+    for (const mutation of body.mutations) {
+      if (mutation.clientID !== ids.clientID) throw new CheckFailure("a push carries another client's mutation", ids.clientID, text);
+      if (mutation.id <= this.#lastPushedID) {
+        throw new CheckFailure(
+          `mutation ${mutation.id} was sent after mutation ${this.#lastPushedID} on the same socket (sent twice or out of order)`,
+          `ids above ${this.#lastPushedID}`,
+          text,
+        );
+      }
+      this.#lastPushedID = mutation.id;
+    }
+  }
+}
