@@ -1,0 +1,48 @@
+/**
+ * Runs the client scenarios against a client implementation and prints a
+ * report. Exit code: 0 all pass, 1 some fail, 2 bad command line or client module.
+ */
+import { parseClientCliArgs, USAGE, UsageError } from './cli-args';
+import { loadClientFactory } from './factory';
+import { formatReport } from './report';
+import { runClientConformance, selectScenarios } from './run-client-conformance';
+import { allScenarios } from './scenarios/index';
+
+async function main(argv: readonly string[]): Promise<number> {
+  let args;
+  try {
+    args = parseClientCliArgs(argv);
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    process.stderr.write(`${error.message}\n\n${USAGE}\n`);
+    return 2;
+  }
+  if (args === 'help') {
+    process.stdout.write(`${USAGE}\n`);
+    return 0;
+  }
+  if (args.list) {
+    for (const scenario of selectScenarios(allScenarios, args.only)) {
+      process.stdout.write(`${scenario.name}${scenario.skip ? ' (skipped)' : ''}\n    ${scenario.description}\n    ${scenario.spec}\n`);
+    }
+    return 0;
+  }
+  let factory;
+  try {
+    factory = await loadClientFactory(args.client);
+  } catch (error) {
+    process.stderr.write(`Could not load the client module: ${(error as Error).message}\n`);
+    return 2;
+  }
+  const summary = await runClientConformance({ factory, transport: args.transport, ...(args.only === undefined ? {} : { only: args.only }) });
+  process.stdout.write(`${formatReport(summary)}\n`);
+  return summary.ok ? 0 : 1;
+}
+
+main(process.argv.slice(2)).then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    process.exit(2);
+  },
+);
