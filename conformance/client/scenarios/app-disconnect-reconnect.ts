@@ -3,7 +3,7 @@ import type { Scenario } from '../scenario';
 
 const OFFLINE_FOR_MS = 10 * RECONNECT_BACKOFF_MAX_MS;
 
-export default {
+const scenario: Scenario = {
   name: 'app/disconnect-reconnect',
   spec: 'SPEC §4 (offline-first: mutations apply locally); the public disconnect()/reconnect()',
   description: 'disconnect() closes the socket and keeps the client offline; mutations still apply locally; reconnect() connects at once and pushes them.',
@@ -20,4 +20,6 @@ export default {
     { step: 'sendConnected' },
     { step: 'expectPush', ids: [1] },
   ],
-} satisfies Scenario;
+};
+
+export default scenario;

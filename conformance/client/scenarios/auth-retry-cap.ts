@@ -9,7 +9,7 @@ const retries: Step[] = Array.from({ length: MAX_REAUTH_RETRIES }, (_, i): Step[
   { step: 'sendError', kind: 'Unauthorized' },
 ]).flat();
 
-export default {
+const scenario: Scenario = {
   name: 'auth/retry-cap',
   spec: 'SPEC §6 (up to 8 reauthentication retries), §9 Reauthentication retries',
   description: 'A server that refuses every token: 8 retries, each with a fresh token, then the client stops; reconnect() resumes with a fresh token at once.',
@@ -25,4 +25,6 @@ export default {
     { step: 'sendConnected' },
     { step: 'expectClient', online: true },
   ],
-} satisfies Scenario;
+};
+
+export default scenario;

@@ -2,7 +2,7 @@ import type { Scenario } from '../scenario';
 
 const SECOND = 1000;
 
-export default {
+const scenario: Scenario = {
   name: 'backoff/reset-after-connect',
   spec: 'SPEC §9 Reconnect back-off (reset by a successful connect)',
   description: 'Two failures (retries at 5 and 15 s), then a successful connect: the next drop is retried after 5 s again, not 20.',
@@ -18,4 +18,6 @@ export default {
     { step: 'dropSocket' },
     { step: 'expectConnect', at: 40 * SECOND },
   ],
-} satisfies Scenario;
+};
+
+export default scenario;

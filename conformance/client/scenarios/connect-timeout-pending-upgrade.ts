@@ -1,7 +1,7 @@
 import { CONNECT_TIMEOUT_MS, RECONNECT_BACKOFF_INITIAL_MS } from '../../../protocol/constants';
 import type { Scenario } from '../scenario';
 
-export default {
+const scenario: Scenario = {
   name: 'connect/timeout-pending-upgrade',
   spec: 'SPEC §9 Connect timeout 10 s',
   description: 'An upgrade that never completes times out at 10 s too.',
@@ -10,4 +10,6 @@ export default {
     { step: 'expectDisconnect', at: CONNECT_TIMEOUT_MS },
     { step: 'expectConnect', at: CONNECT_TIMEOUT_MS + RECONNECT_BACKOFF_INITIAL_MS },
   ],
-} satisfies Scenario;
+};
+
+export default scenario;

@@ -1,7 +1,7 @@
 import { CONNECT_TIMEOUT_MS, RECONNECT_BACKOFF_INITIAL_MS } from '../../../protocol/constants';
 import type { Scenario } from '../scenario';
 
-export default {
+const scenario: Scenario = {
   name: 'connect/timeout',
   spec: 'SPEC §9 Connect timeout 10 s',
   description: 'A server that accepts the socket but never sends connected: the client gives up at 10 s and retries after the back-off.',
@@ -13,4 +13,6 @@ export default {
     { step: 'sendConnected' },
     { step: 'expectClient', online: true },
   ],
-} satisfies Scenario;
+};
+
+export default scenario;

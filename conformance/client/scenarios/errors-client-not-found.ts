@@ -1,7 +1,7 @@
 import { RECONNECT_BACKOFF_MAX_MS } from '../../../protocol/constants';
 import type { Scenario } from '../scenario';
 
-export default {
+const scenario: Scenario = {
   name: 'errors/client-not-found',
   spec: 'SPEC §8 (ClientStateNotFound → client-state-not-found callback; a group unknown on the server is disabled)',
   description: 'ClientNotFound calls onClientStateNotFound once and the client stops connecting.',
@@ -14,4 +14,6 @@ export default {
     { step: 'expectNoConnect', forMs: 10 * RECONNECT_BACKOFF_MAX_MS },
     { step: 'expectCallback', name: 'onUpdateNeeded', count: 0 },
   ],
-} satisfies Scenario;
+};
+
+export default scenario;

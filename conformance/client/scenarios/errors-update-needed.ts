@@ -1,7 +1,7 @@
 import { RECONNECT_BACKOFF_MAX_MS } from '../../../protocol/constants';
 import type { Scenario } from '../scenario';
 
-export default {
+const scenario: Scenario = {
   name: 'errors/version-not-supported',
   spec: "SPEC §8 (VersionNotSupported triggers the 'update needed' callback; the group is disabled)",
   description: 'VersionNotSupported calls onUpdateNeeded once; the client does not keep reconnecting.',
@@ -14,4 +14,6 @@ export default {
     { step: 'expectNoConnect', forMs: 10 * RECONNECT_BACKOFF_MAX_MS },
     { step: 'expectCallback', name: 'onClientStateNotFound', count: 0 },
   ],
-} satisfies Scenario;
+};
+
+export default scenario;

@@ -1,6 +1,6 @@
 import type { Scenario } from '../scenario';
 
-export default {
+const scenario: Scenario = {
   name: 'handshake/first-connect',
   spec: 'SPEC §7.1, §4 (connecting → connected, online flag); PROTOCOL Connect',
   description:
@@ -14,4 +14,6 @@ export default {
     { step: 'expectClient', online: true, connection: 'connected' },
     { step: 'expectAuthCalls', count: 1 },
   ],
-} satisfies Scenario;
+};
+
+export default scenario;

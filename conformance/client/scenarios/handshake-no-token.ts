@@ -1,6 +1,6 @@
 import type { Scenario } from '../scenario';
 
-export default {
+const scenario: Scenario = {
   name: 'handshake/no-token',
   spec: 'PROTOCOL Connect (subprotocol omitted when the token is empty)',
   description: 'Without an auth option the connect request carries no subprotocol at all.',
@@ -10,4 +10,6 @@ export default {
     { step: 'sendConnected' },
     { step: 'expectClient', online: true },
   ],
-} satisfies Scenario;
+};
+
+export default scenario;

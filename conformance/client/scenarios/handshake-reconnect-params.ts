@@ -1,7 +1,7 @@
 import { RECONNECT_BACKOFF_INITIAL_MS } from '../../../protocol/constants';
 import type { Scenario } from '../scenario';
 
-export default {
+const scenario: Scenario = {
   name: 'handshake/reconnect-params',
   spec: 'SPEC §7.1; PROTOCOL Connect (baseCookie, lmid, fresh wsid)',
   description:
@@ -23,4 +23,6 @@ export default {
     { step: 'sendConnected' },
     { step: 'expectClient', online: true },
   ],
-} satisfies Scenario;
+};
+
+export default scenario;

@@ -1,7 +1,7 @@
 import { PING_INTERVAL_MS, PONG_DEADLINE_MS, RECONNECT_BACKOFF_INITIAL_MS } from '../../../protocol/constants';
 import type { Scenario } from '../scenario';
 
-export default {
+const scenario: Scenario = {
   name: 'ping/quiet-socket',
   spec: 'SPEC §4 (pings while connected), §9 Ping interval 5 s, Pong deadline 2 s',
   description: 'A ping after 5 s of quiet; a pong restarts the quiet period; an unanswered ping disconnects 2 s later, then the back-off applies.',
@@ -15,4 +15,6 @@ export default {
     { step: 'expectClient', online: false },
     { step: 'expectConnect', at: 2 * PING_INTERVAL_MS + PONG_DEADLINE_MS + RECONNECT_BACKOFF_INITIAL_MS },
   ],
-} satisfies Scenario;
+};
+
+export default scenario;

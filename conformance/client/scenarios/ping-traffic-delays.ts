@@ -3,7 +3,7 @@ import type { Scenario } from '../scenario';
 
 const QUIET_BEFORE_POKE_MS = 3000;
 
-export default {
+const scenario: Scenario = {
   name: 'ping/traffic-delays-ping',
   spec: 'PROTOCOL ping (sent when the socket has been quiet for the ping interval)',
   description: 'A poke is traffic: the ping comes 5 s after it, not 5 s after connected.',
@@ -14,4 +14,6 @@ export default {
     { step: 'send', message: ['poke', { baseCookie: null, cookie: 1, lastMutationIDChanges: {}, patch: [], requestID: 'r1' }] },
     { step: 'expectPing', at: QUIET_BEFORE_POKE_MS + PING_INTERVAL_MS },
   ],
-} satisfies Scenario;
+};
+
+export default scenario;

@@ -1,6 +1,6 @@
 import type { Scenario } from '../scenario';
 
-export default {
+const scenario: Scenario = {
   name: 'poke/applies-patch',
   spec: 'SPEC §3 Pull / poke payload, §5 (put, del, clear); PROTOCOL poke',
   description: 'Chained pokes apply put, del and clear in order; a poke with unknown extra fields is accepted.',
@@ -19,4 +19,6 @@ export default {
     { step: 'expectState', state: { c: null } },
     { step: 'expectClient', connection: 'connected' },
   ],
-} satisfies Scenario;
+};
+
+export default scenario;

@@ -1,7 +1,7 @@
 import { RECONNECT_BACKOFF_INITIAL_MS } from '../../../protocol/constants';
 import type { Scenario } from '../scenario';
 
-export default {
+const scenario: Scenario = {
   name: 'poke/out-of-order',
   spec: 'SPEC §4 Out of order; PROTOCOL Ordering rule',
   description:
@@ -20,4 +20,6 @@ export default {
     { step: 'expectState', state: { a: 1, z: 'right' } },
     { step: 'expectClient', online: true, connection: 'connected' },
   ],
-} satisfies Scenario;
+};
+
+export default scenario;

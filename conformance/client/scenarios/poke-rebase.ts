@@ -1,6 +1,6 @@
 import type { Scenario } from '../scenario';
 
-export default {
+const scenario: Scenario = {
   name: 'poke/rebase',
   spec: 'PROTOCOL lastMutationIDChanges (the rest is replayed on top of the new server state)',
   description: "Another client's change arrives while two own increments are pending; one is acknowledged, the other is replayed on the new server state.",
@@ -16,4 +16,6 @@ export default {
     { step: 'expectState', state: { n: 103, other: 'theirs' } },
     { step: 'expectClient', pendingMutationCount: 1 },
   ],
-} satisfies Scenario;
+};
+
+export default scenario;

@@ -1,6 +1,6 @@
 import type { Scenario } from '../scenario';
 
-export default {
+const scenario: Scenario = {
   name: 'poke/stale-last-mutation-id',
   spec: "PROTOCOL lastMutationIDChanges ('Received lastMutationID … is < than last snapshot': a lower value is ignored)",
   description: 'A poke announcing a lower last mutation id than the client has does not bring acknowledged mutations back.',
@@ -17,4 +17,6 @@ export default {
     { step: 'expectClient', pendingMutationCount: 1, connection: 'connected' },
     { step: 'expectState', state: { a: 1, b: 2, c: 3 } },
   ],
-} satisfies Scenario;
+};
+
+export default scenario;

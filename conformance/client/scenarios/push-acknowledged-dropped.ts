@@ -1,7 +1,7 @@
 import { RECONNECT_BACKOFF_INITIAL_MS } from '../../../protocol/constants';
 import type { Scenario } from '../scenario';
 
-export default {
+const scenario: Scenario = {
   name: 'push/acknowledged-dropped',
   spec: 'PROTOCOL lastMutationIDChanges (the client drops its pending mutations up to those ids)',
   description: 'A poke acknowledging every pushed mutation empties the pending list: after a reconnect nothing is re-sent, and the next mutation is pushed alone.',
@@ -24,4 +24,6 @@ export default {
     { step: 'expectPush', ids: [3] },
     { step: 'expectState', state: { a: 1, b: 2, c: 3 } },
   ],
-} satisfies Scenario;
+};
+
+export default scenario;

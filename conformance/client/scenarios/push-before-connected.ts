@@ -1,6 +1,6 @@
 import type { Scenario } from '../scenario';
 
-export default {
+const scenario: Scenario = {
   name: 'push/before-connected',
   spec: 'SPEC §4 Pushing (offline-first)',
   description: 'Mutations made while connecting apply locally at once and are pushed, in order, right after connected.',
@@ -13,4 +13,6 @@ export default {
     { step: 'sendConnected' },
     { step: 'expectPush', ids: [1, 2] },
   ],
-} satisfies Scenario;
+};
+
+export default scenario;

@@ -1,6 +1,6 @@
 import type { Scenario } from '../scenario';
 
-export default {
+const scenario: Scenario = {
   name: 'push/order-and-resume',
   spec: 'SPEC §4 Pushing; PROTOCOL push',
   description: 'Mutations are pushed in id order, each resuming after the last one already sent on the socket (one or several per frame).',
@@ -24,4 +24,6 @@ export default {
     { step: 'expectState', state: { n: 2, b: true } },
     { step: 'expectClient', pendingMutationCount: 4 },
   ],
-} satisfies Scenario;
+};
+
+export default scenario;

@@ -1,7 +1,7 @@
 import { RECONNECT_BACKOFF_INITIAL_MS } from '../../../protocol/constants';
 import type { Scenario } from '../scenario';
 
-export default {
+const scenario: Scenario = {
   name: 'push/resend-unacknowledged',
   spec: 'PROTOCOL push (after a reconnect the client re-sends every mutation the server has not acknowledged)',
   description: 'Three mutations pushed, the first acknowledged; after the socket drops the client reconnects with lmid=1 and re-sends exactly 2 and 3.',
@@ -20,4 +20,6 @@ export default {
     { step: 'sendConnected' },
     { step: 'expectPush', ids: [2, 3], mutations: [{ name: 'increment', args: { key: 'n', delta: 10 } }, { name: 'increment', args: { key: 'n', delta: 100 } }] },
   ],
-} satisfies Scenario;
+};
+
+export default scenario;

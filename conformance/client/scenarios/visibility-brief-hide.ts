@@ -3,7 +3,7 @@ import type { Scenario } from '../scenario';
 
 const BRIEFLY_MS = HIDDEN_DISCONNECT_DELAY_MS - 1000;
 
-export default {
+const scenario: Scenario = {
   name: 'visibility/brief-hide-keeps-socket',
   spec: 'SPEC §4 (only a page hidden for 5 s disconnects)',
   description: 'Hidden for 4 s, then visible: the socket stays open.',
@@ -18,4 +18,6 @@ export default {
     { step: 'expectClient', online: true, connection: 'connected' },
     { step: 'expectNoConnect', forMs: 0 },
   ],
-} satisfies Scenario;
+};
+
+export default scenario;

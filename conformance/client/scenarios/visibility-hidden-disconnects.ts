@@ -3,7 +3,7 @@ import type { Scenario } from '../scenario';
 
 const HIDDEN_AT_MS = 1000;
 
-export default {
+const scenario: Scenario = {
   name: 'visibility/hidden-disconnects',
   spec: 'SPEC §4 (hidden 5 s → disconnected; reconnects when visible again), §9 Hidden-page disconnect delay',
   description: 'The page goes hidden at 1 s: the client disconnects at 6 s, does not reconnect while hidden, and connects at once when the page is visible.',
@@ -21,4 +21,6 @@ export default {
     { step: 'sendConnected' },
     { step: 'expectClient', online: true },
   ],
-} satisfies Scenario;
+};
+
+export default scenario;

@@ -2,7 +2,7 @@ import type { Scenario } from '../scenario';
 
 const HIDDEN_FOR_MS = 30_000;
 
-export default {
+const scenario: Scenario = {
   name: 'visibility/start-hidden',
   spec: 'SPEC §4 (disconnected becomes connecting once the page is visible)',
   description: 'A client created in a hidden page does not connect until the page is visible.',
@@ -12,4 +12,6 @@ export default {
     { step: 'setVisible', visible: true },
     { step: 'expectConnect', at: HIDDEN_FOR_MS },
   ],
-} satisfies Scenario;
+};
+
+export default scenario;
