@@ -1,0 +1,118 @@
+/**
+ * Deliberately broken clients, built by wrapping ours from the outside (its
+ * socket constructor, timers or options), to prove the scenarios can fail.
+ */
+import { RECONNECT_BACKOFF_INITIAL_MS } from '../../../protocol/constants';
+import type { TimerHandle, Timers } from '../../../src/connection/environment';
+import type { SocketConstructor, SocketLike } from '../../../src/connection/socket';
+import type { Mutation } from '../../../src/protocol';
+import type { ClientFactory } from '../factory';
+import { wrapSocketConstructor } from './socket-wrappers';
+
+export interface BrokenVariant {
+  readonly name: string;
+  readonly description: string;
+  /** Scenarios that must fail with this variant. */
+  readonly breaks: readonly string[];
+  readonly wrap: (factory: ClientFactory) => ClientFactory;
+}
+
+/** Wraps the WebSocket constructor the suite injects. */
+const withSocket =
+  (wrap: (Base: SocketConstructor) => SocketConstructor) =>
+  (factory: ClientFactory): ClientFactory =>
+  (options) => factory({ ...options, environment: { ...options.environment, WebSocket: wrap(options.environment!.WebSocket!) } });
+
+const isFrame = (text: string, name: string) => text.startsWith(`["${name}"`);
+
+/** Re-sends, first on every socket, every mutation it ever pushed (acknowledged or not). */
+const resendAcknowledged: BrokenVariant = {
+  name: 'resendAcknowledged',
+  description: 'prepends every mutation ever pushed to the first push of each socket',
+  breaks: ['push/acknowledged-dropped', 'push/resend-unacknowledged'],
+  wrap: (factory) => (options) => withSocket((Base) => resendingSocket(Base, new Map()))(factory)(options),
+};
+
+function resendingSocket(Base: SocketConstructor, everSent: Map<number, Mutation>): SocketConstructor {
+  return class extends (Base as unknown as new (url: string, protocols?: string | string[]) => SocketLike) {
+    #first = true;
+    override send(data: string): void {
+      if (!isFrame(data, 'push')) return super.send(data);
+      const [name, body] = JSON.parse(data) as ['push', { mutations: Mutation[] }];
+      const firstID = body.mutations[0]?.id ?? 0;
+      const older = this.#first ? [...everSent.values()].filter((m) => m.id < firstID) : [];
+      this.#first = false;
+      for (const m of body.mutations) everSent.set(m.id, m);
+      super.send(JSON.stringify([name, { ...body, mutations: [...older, ...body.mutations] }]));
+    }
+  } as unknown as SocketConstructor;
+}
+
+/** Connects as if it had never synced. */
+const ignoreLocalCookie: BrokenVariant = {
+  name: 'ignoreLocalCookie',
+  description: 'rewrites baseCookie in the connect URL to empty, whatever the local cookie',
+  breaks: ['handshake/reconnect-params', 'poke/out-of-order', 'push/resend-unacknowledged'],
+  wrap: withSocket((Base) => wrapSocketConstructor(Base, { url: (url) => url.replace(/([?&]baseCookie=)[^&]*/, '$1') })),
+};
+
+/** Filters its ping frames out. */
+const neverPings: BrokenVariant = {
+  name: 'neverPings',
+  description: 'drops every ping frame the client sends',
+  breaks: ['ping/quiet-socket', 'ping/traffic-delays-ping'],
+  wrap: withSocket((Base) => wrapSocketConstructor(Base, { send: (text) => (isFrame(text, 'ping') ? null : text) })),
+};
+
+/**
+ * Skips the back-off: any timer of back-off length started while the client
+ * handles a close or an error frame fires at once.
+ */
+const noBackoff: BrokenVariant = {
+  name: 'noBackoff',
+  description: 'turns the back-off wait after a close or an error frame into 0 ms by wrapping the timers',
+  breaks: ['backoff/golden-trace', 'backoff/reset-after-connect', 'errors/RoomNotFound-while-connecting', 'errors/InvalidPush-while-connected'],
+  wrap: (factory) => (options) => {
+    let failing = false;
+    const around = (event: string, data: unknown, call: () => void) => {
+      const isError = event !== 'onmessage' || String((data as { data?: unknown }).data).startsWith('["error"');
+      failing = isError;
+      try {
+        call();
+      } finally {
+        failing = false;
+      }
+    };
+    const timers = options.environment!.timers!;
+    const hurried: Timers = {
+      setTimeout: (callback, delayMs): TimerHandle => timers.setTimeout(callback, failing && delayMs >= RECONNECT_BACKOFF_INITIAL_MS ? 0 : delayMs),
+      clearTimeout: (handle) => timers.clearTimeout(handle),
+    };
+    const WebSocket = wrapSocketConstructor(options.environment!.WebSocket!, { around });
+    return factory({ ...options, environment: { ...options.environment, timers: hurried, WebSocket } });
+  },
+};
+
+/** Never learns the page is hidden. */
+const ignoreVisibility: BrokenVariant = {
+  name: 'ignoreVisibility',
+  description: 'hides visibility changes from the client (it always sees a visible page)',
+  breaks: ['visibility/hidden-disconnects', 'visibility/start-hidden'],
+  wrap: (factory) => (options) =>
+    factory({ ...options, environment: { ...options.environment, visibility: { visible: true, subscribe: () => () => {} } } }),
+};
+
+/** Keeps using its first token. */
+const staleToken: BrokenVariant = {
+  name: 'staleToken',
+  description: 'the auth function is called once and its token reused forever',
+  breaks: ['auth/refresh-on-Unauthorized', 'auth/refresh-on-AuthInvalidated', 'auth/retry-cap'],
+  wrap: (factory) => (options) => {
+    const auth = options.auth;
+    let first: string | undefined;
+    const once = typeof auth === 'function' ? async () => (first ??= await auth()) : auth;
+    return factory({ ...options, ...(once === undefined ? {} : { auth: once }) });
+  },
+};
+
+export const brokenVariants: readonly BrokenVariant[] = [resendAcknowledged, ignoreLocalCookie, neverPings, noBackoff, ignoreVisibility, staleToken];
