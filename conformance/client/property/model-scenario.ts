@@ -1,0 +1,207 @@
+import { RECONNECT_BACKOFF_INITIAL_MS, RECONNECT_BACKOFF_MAX_MS } from '../../../protocol/constants';
+import type { ReadonlyJSONValue } from '../../../protocol/json';
+import type { PatchOperation } from '../../../src/protocol';
+import type { Scenario, Step } from '../scenario';
+import type { Command } from './commands';
+
+interface ModelMutation {
+  readonly id: number;
+  readonly op: 'put' | 'del' | 'increment';
+  readonly key: string;
+  readonly value: number;
+}
+
+type Data = Map<string, ReadonlyJSONValue>;
+
+/** SPEC §9: the initial delay doubled per consecutive error, capped. Written from the spec, not taken from the client. */
+function backoffMs(consecutiveErrors: number): number {
+  return Math.min(RECONNECT_BACKOFF_INITIAL_MS * 2 ** (consecutiveErrors - 1), RECONNECT_BACKOFF_MAX_MS);
+}
+
+function apply(data: Data, m: ModelMutation): void {
+  if (m.op === 'put') data.set(m.key, m.value);
+  else if (m.op === 'del') data.delete(m.key);
+  else {
+    const current = data.get(m.key);
+    data.set(m.key, (typeof current === 'number' ? current : 0) + m.value);
+  }
+}
+
+function sorted(data: Data): Record<string, ReadonlyJSONValue> {
+  return Object.fromEntries([...data].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+}
+
+function argsOf(m: ModelMutation): ReadonlyJSONValue {
+  if (m.op === 'put') return { key: m.key, value: m.value };
+  if (m.op === 'del') return { key: m.key };
+  return { key: m.key, delta: m.value };
+}
+
+/**
+ * The model of a server and of what a correct client must do, turning a
+ * command sequence into a scenario whose expectations are the model's
+ * predictions: every mutation pushed once per socket, in order, resumed and
+ * re-sent until acknowledged; connects at the back-off times with the right
+ * cookie and lmid; the client's data equal to the server's plus its pending
+ * mutations replayed; at the end nothing pending and the server's data.
+ */
+export class ModelScenarioBuilder {
+  readonly steps: Step[] = [];
+  #now = 0;
+  #connected = false;
+  #retryAt = 0;
+  #errors = 0;
+  #refuseNext = false;
+  /** Server side. */
+  readonly #server: Data = new Map();
+  #version = 0;
+  #received = 0;
+  #acked = 0;
+  /** Client side. */
+  readonly #mutations: ModelMutation[] = [];
+  #clientCookie: number | null = null;
+  /** The server's data at the client's cookie. */
+  #clientBase: Data = new Map();
+
+  constructor() {
+    this.steps.push({ step: 'autoPong', on: true });
+    this.#connectAt(0);
+  }
+
+  add(command: Command): void {
+    switch (command.type) {
+      case 'mutate': {
+        const mutation = { id: this.#mutations.length + 1, op: command.op, key: command.key, value: command.value };
+        this.#mutations.push(mutation);
+        this.steps.push({ step: 'mutate', name: mutation.op, args: argsOf(mutation) });
+        if (this.#connected) this.#expectPushOfUnsent();
+        return;
+      }
+      case 'otherChange': {
+        if (command.value === null) this.#server.delete(command.key);
+        else this.#server.set(command.key, command.value);
+        this.#version++;
+        if (this.#connected) {
+          const op: PatchOperation = command.value === null ? { op: 'del', key: command.key } : { op: 'put', key: command.key, value: command.value };
+          this.#poke([op], {});
+        }
+        return;
+      }
+      case 'ack': {
+        if (!this.#connected || this.#received === this.#acked) return;
+        const upTo = Math.min(this.#received, this.#acked + command.count);
+        const touched = new Set<string>();
+        for (const m of this.#mutations.slice(this.#acked, upTo)) {
+          apply(this.#server, m);
+          touched.add(m.key);
+        }
+        this.#acked = upTo;
+        this.#version++;
+        const patch: PatchOperation[] = [...touched].sort().map((key) => {
+          const value = this.#server.get(key);
+          return value === undefined ? { op: 'del', key } : { op: 'put', key, value };
+        });
+        this.#poke(patch, { $clientID: upTo });
+        this.steps.push({ step: 'expectClient', pendingMutationCount: this.#mutations.length - this.#acked });
+        return;
+      }
+      case 'drop':
+        if (!this.#connected) return;
+        this.steps.push({ step: 'dropSocket' });
+        this.#fail();
+        return;
+      case 'refuseNext':
+        this.#refuseNext = true;
+        return;
+      case 'advance': {
+        const until = this.#now + command.ms;
+        while (!this.#connected && this.#retryAt <= until) this.#connectAt(this.#retryAt);
+        if (until > this.#now) this.steps.push({ step: 'advance', ms: until - this.#now });
+        this.#now = until;
+        return;
+      }
+      case 'reconnect':
+        if (this.#connected) return;
+        this.steps.push({ step: 'reconnect' });
+        this.#connectAt(this.#now);
+        return;
+    }
+  }
+
+  /** Ends with every mutation sent and acknowledged: the client must hold exactly the server's data. */
+  finish(): Step[] {
+    this.steps.push({ step: 'expectState', state: this.#expectedClientData(), note: "the server's data at the client's cookie, pending mutations replayed" });
+    if (!this.#connected) {
+      this.#refuseNext = false;
+      this.steps.push({ step: 'reconnect' });
+      this.#connectAt(this.#now);
+    }
+    this.add({ type: 'ack', count: this.#mutations.length });
+    this.steps.push({ step: 'expectClient', pendingMutationCount: 0 });
+    this.steps.push({ step: 'expectState', state: sorted(this.#server) });
+    return this.steps;
+  }
+
+  #connectAt(at: number): void {
+    this.steps.push({
+      step: 'expectConnect',
+      at,
+      params: { baseCookie: this.#clientCookie === null ? '' : String(this.#clientCookie), lmid: String(this.#acked) },
+    });
+    this.#now = at;
+    if (this.#refuseNext) {
+      this.#refuseNext = false;
+      this.steps.push({ step: 'dropSocket' });
+      this.#fail();
+      return;
+    }
+    this.steps.push({ step: 'sendConnected' });
+    this.#connected = true;
+    this.#errors = 0;
+    if (this.#version > 0 && this.#clientCookie !== this.#version) {
+      const patch: PatchOperation[] = [{ op: 'clear' }, ...[...this.#server].map(([key, value]): PatchOperation => ({ op: 'put', key, value }))];
+      this.#poke(patch, {}, 'catch-up from the cookie the client presented');
+    }
+    this.#received = this.#acked;
+    this.#expectPushOfUnsent();
+  }
+
+  #fail(): void {
+    this.#connected = false;
+    this.#errors++;
+    this.#retryAt = this.#now + backoffMs(this.#errors);
+  }
+
+  #expectPushOfUnsent(): void {
+    const ids = this.#mutations.slice(this.#received).map((m) => m.id);
+    if (ids.length === 0) return;
+    this.steps.push({ step: 'expectPush', ids });
+    this.#received = ids.at(-1)!;
+  }
+
+  #poke(patch: PatchOperation[], lastMutationIDChanges: Record<string, number>, note?: string): void {
+    const baseCookie = this.#clientCookie;
+    const body = { baseCookie, cookie: this.#version, lastMutationIDChanges, patch, requestID: `model-${this.#version}` };
+    this.steps.push({ step: 'send', message: ['poke', body], ...(note === undefined ? {} : { note }) });
+    this.#clientCookie = this.#version;
+    this.#clientBase = new Map(this.#server);
+  }
+
+  #expectedClientData(): Record<string, ReadonlyJSONValue> {
+    const data = new Map(this.#clientBase);
+    for (const m of this.#mutations.slice(this.#acked)) apply(data, m);
+    return sorted(data);
+  }
+}
+
+/** The scenario a command sequence stands for. */
+export function commandsToScenario(commands: readonly Command[], name = 'property/counterexample'): Scenario {
+  const builder = new ModelScenarioBuilder();
+  for (const command of commands) builder.add(command);
+  return {
+    name,
+    spec: 'SPEC §4 Pushing, Out of order; §9 back-off; PROTOCOL push, poke, lastMutationIDChanges',
+    description: `Model-checked sequence: ${commands.map((c) => JSON.stringify(c)).join(', ') || '(none)'}`,
+    steps: builder.finish(),
+  };
+}
