@@ -59,9 +59,7 @@ async function ours(indexes: Record<string, { jsonPointer: string }> = {}): Prom
     subscribe: (prefix, onData) => store.subscribe((tx) => tx.scan({ prefix }).entries().toArray(), { onData }),
     poke: (baseCookie, cookie, lmid, patch) =>
       store.applyServerUpdate({ baseCookie, cookie, lastMutationIDChanges: lmid ? { c1: lmid } : {}, patch: patch as never }),
-    // Not store.close(): its final persist of a 10k-commit chain overflows the
-    // dag's recursive closure walk (reported to its owner); memory is dropped instead.
-    close: async () => {},
+    close: () => store.close(),
   };
 }
 
