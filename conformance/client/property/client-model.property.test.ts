@@ -26,6 +26,8 @@ describe('our client against the model (fast-check)', () => {
       { type: 'advance', ms: 7000 },
       { type: 'advance', ms: 20_000 },
       { type: 'ack', count: 3 },
+      { type: 'outOfOrderPoke' },
+      { type: 'advance', ms: 5000 },
       { type: 'drop' },
       { type: 'reconnect' },
     ]);

@@ -10,6 +10,8 @@ export type Command =
   | { readonly type: 'otherChange'; readonly key: Key; readonly value: number | null }
   /** The server processes up to `count` of the mutations it received and acknowledges them in a poke. */
   | { readonly type: 'ack'; readonly count: number }
+  /** The server sends a poke whose baseCookie is not the client's cookie. */
+  | { readonly type: 'outOfOrderPoke' }
   /** The server drops the socket. */
   | { readonly type: 'drop' }
   /** The server refuses the next connect attempt (closes it at once). */
@@ -26,6 +28,7 @@ export const commandArbitrary: fc.Arbitrary<Command> = fc.oneof(
   { weight: 2, arbitrary: fc.record({ type: fc.constant('otherChange' as const), key, value: fc.option(fc.integer({ min: 0, max: 9 }), { nil: null }) }) },
   { weight: 3, arbitrary: fc.record({ type: fc.constant('ack' as const), count: fc.integer({ min: 1, max: 3 }) }) },
   { weight: 1, arbitrary: fc.constant({ type: 'drop' as const }) },
+  { weight: 1, arbitrary: fc.constant({ type: 'outOfOrderPoke' as const }) },
   { weight: 1, arbitrary: fc.constant({ type: 'refuseNext' as const }) },
   { weight: 2, arbitrary: fc.record({ type: fc.constant('advance' as const), ms: fc.constantFrom(...ADVANCE_STEPS_MS) }) },
   { weight: 1, arbitrary: fc.constant({ type: 'reconnect' as const }) },

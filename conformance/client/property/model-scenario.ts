@@ -13,6 +13,9 @@ interface ModelMutation {
 
 type Data = Map<string, ReadonlyJSONValue>;
 
+/** How far an out-of-order poke's baseCookie is from the real one. */
+const OUT_OF_ORDER_GAP = 100;
+
 /** SPEC §9: the initial delay doubled per consecutive error, capped. Written from the spec, not taken from the client. */
 function backoffMs(consecutiveErrors: number): number {
   return Math.min(RECONNECT_BACKOFF_INITIAL_MS * 2 ** (consecutiveErrors - 1), RECONNECT_BACKOFF_MAX_MS);
@@ -110,6 +113,15 @@ export class ModelScenarioBuilder {
         this.steps.push({ step: 'dropSocket' });
         this.#fail();
         return;
+      case 'outOfOrderPoke': {
+        if (!this.#connected) return;
+        const wrongBase = this.#version + OUT_OF_ORDER_GAP;
+        const body = { baseCookie: wrongBase, cookie: wrongBase + 1, lastMutationIDChanges: {}, patch: [{ op: 'put', key: 'bogus', value: true }], requestID: 'out-of-order' };
+        this.steps.push({ step: 'send', message: ['poke', body], note: 'out of order: must be dropped' });
+        this.steps.push({ step: 'expectDisconnect', at: this.#now });
+        this.#fail();
+        return;
+      }
       case 'refuseNext':
         this.#refuseNext = true;
         return;
