@@ -65,6 +65,7 @@ class ScenarioRun {
   #claimed = 0;
   #current: SocketFrames | undefined;
   #autoPong = false;
+  readonly #closesLogged = new Set<SocketFrames>();
 
   constructor(
     private readonly scenario: Scenario,
@@ -267,7 +268,6 @@ class ScenarioRun {
     if (at !== undefined && socket.closedByClientAt !== at) {
       throw new CheckFailure(`the client closed the socket at t=${socket.closedByClientAt} ms`, `t=${at} ms`, `t=${socket.closedByClientAt} ms`);
     }
-    this.#log('client closes the socket');
   }
 
   /**
@@ -290,6 +290,10 @@ class ScenarioRun {
   async #settle(): Promise<void> {
     await this.transport.settle();
     for (const frames of this.#frames) {
+      if (frames.socket.closedByClientAt !== undefined && !this.#closesLogged.has(frames)) {
+        this.#closesLogged.add(frames);
+        this.#log(`client closes the socket (at t=${frames.socket.closedByClientAt})`);
+      }
       for (const frame of frames.scan()) {
         this.#log(`client → ${frame.message[0] === 'push' ? `push ids [${frame.message[1].mutations.map((m) => m.id).join(', ')}]` : frame.text}`);
         if (this.#autoPong && frame.message[0] === 'ping' && frames === this.#current) {
