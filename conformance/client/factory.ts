@@ -39,12 +39,13 @@ export async function readAll(client: ClientUnderTest): Promise<Record<string, R
   return Object.fromEntries(entries);
 }
 
-/** Loads `createClient` from a module path (relative to the working directory) or package name. */
+/** Loads `createClient` from a module file (relative to the working directory) or a package name. */
 export async function loadClientFactory(specifier: string | undefined): Promise<ClientFactory> {
   if (specifier === undefined) return createClient;
   const { pathToFileURL } = await import('node:url');
   const { resolve } = await import('node:path');
-  const url = specifier.startsWith('.') || specifier.startsWith('/') ? pathToFileURL(resolve(specifier)).href : specifier;
+  const { existsSync } = await import('node:fs');
+  const url = existsSync(resolve(specifier)) ? pathToFileURL(resolve(specifier)).href : specifier;
   const module = (await import(url)) as { createClient?: unknown };
   if (typeof module.createClient !== 'function') {
     throw new Error(`${specifier} does not export a createClient(options) function`);

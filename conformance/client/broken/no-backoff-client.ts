@@ -1,0 +1,8 @@
+/**
+ * An example `--client` module: our client with the back-off bypassed.
+ * `npx tsx conformance/client/cli.ts --client conformance/client/broken/no-backoff-client.ts` fails the back-off scenarios.
+ */
+import { createClient as ours, type ClientFactory } from '../factory';
+import { brokenVariants } from './variants';
+
+export const createClient: ClientFactory = brokenVariants.find((v) => v.name === 'noBackoff')!.wrap(ours);

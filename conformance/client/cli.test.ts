@@ -1,0 +1,54 @@
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { parseClientCliArgs, UsageError } from './cli-args';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const TSX = fileURLToPath(new URL('../../node_modules/.bin/tsx', import.meta.url));
+
+function runCli(args: readonly string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(TSX, ['conformance/client/cli.ts', ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+const lastLine = (text: string) => text.trimEnd().split('\n').at(-1);
+
+describe('parseClientCliArgs', () => {
+  it('reads the options and refuses unknown ones', () => {
+    expect(parseClientCliArgs(['--client', './x.ts', '--only', 'a,b', '--ws'])).toEqual({ client: './x.ts', only: 'a,b', transport: 'ws', list: false });
+    expect(parseClientCliArgs([])).toEqual({ client: undefined, only: undefined, transport: 'memory', list: false });
+    expect(parseClientCliArgs(['-h'])).toBe('help');
+    expect(() => parseClientCliArgs(['--server', 'x'])).toThrow(UsageError);
+  });
+});
+
+describe('npx tsx conformance/client/cli.ts', () => {
+  it('exits 0 when every selected scenario passes, ending with "N passed, N failed"', async () => {
+    const { code, stdout, stderr } = await runCli(['--only', 'handshake/first-connect,backoff/golden']);
+    expect(code, stderr).toBe(0);
+    expect(stdout).toContain('✓ handshake/first-connect');
+    expect(lastLine(stdout)).toBe('2 passed, 0 failed');
+  });
+
+  it('exits 1 with the failing step for a broken --client module', async () => {
+    const { code, stdout } = await runCli(['--client', 'conformance/client/broken/no-backoff-client.ts', '--only', 'handshake/first-connect,backoff/golden']);
+    expect(code).toBe(1);
+    expect(stdout).toContain('✗ backoff/golden-trace');
+    expect(stdout).toContain('the client connected at t=0 ms');
+    expect(lastLine(stdout)).toBe('1 passed, 1 failed');
+  });
+
+  it('exits 2 for a bad command line or a module without createClient', async () => {
+    expect((await runCli(['--bogus'])).code).toBe(2);
+    const missing = await runCli(['--client', 'conformance/client/report.ts']);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain('does not export a createClient(options) function');
+  });
+});
