@@ -19,7 +19,7 @@ const scenario: Scenario = {
     { step: 'expectClient', pendingMutationCount: 0 },
     { step: 'dropSocket' },
     { step: 'expectClient', online: false },
-    { step: 'expectConnect', at: RECONNECT_BACKOFF_INITIAL_MS, params: { baseCookie: '1', lmid: '2' } },
+    { step: 'expectConnect', at: RECONNECT_BACKOFF_INITIAL_MS, params: { baseCookie: '1', lmid: '2', ts: String(RECONNECT_BACKOFF_INITIAL_MS) }, note: 'ts is the injected monotonic clock' },
     { step: 'sendConnected' },
     { step: 'expectClient', online: true },
   ],

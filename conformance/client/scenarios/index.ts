@@ -26,6 +26,7 @@ import pushResendUnacknowledged from './push-resend-unacknowledged';
 import recoveryPull from './recovery-pull';
 import visibilityBriefHide from './visibility-brief-hide';
 import visibilityHiddenDisconnects from './visibility-hidden-disconnects';
+import visibilityHiddenDuringBackoff from './visibility-hidden-during-backoff';
 import visibilityStartHidden from './visibility-start-hidden';
 
 /** Every client scenario, in report order. */
@@ -48,6 +49,7 @@ export const allScenarios: readonly Scenario[] = [
   pingQuietSocket,
   pingTrafficDelays,
   visibilityHiddenDisconnects,
+  visibilityHiddenDuringBackoff,
   visibilityBriefHide,
   visibilityStartHidden,
   ...authRefresh,
