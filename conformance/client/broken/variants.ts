@@ -60,7 +60,7 @@ const ignoreLocalCookie: BrokenVariant = {
 const neverPings: BrokenVariant = {
   name: 'neverPings',
   description: 'drops every ping frame the client sends',
-  breaks: ['ping/quiet-socket', 'ping/traffic-delays-ping'],
+  breaks: ['ping/quiet-socket', 'ping/traffic-delays-ping', 'backoff/reset-after-connect'],
   wrap: withSocket((Base) => wrapSocketConstructor(Base, { send: (text) => (isFrame(text, 'ping') ? null : text) })),
 };
 
@@ -97,7 +97,7 @@ const noBackoff: BrokenVariant = {
 const ignoreVisibility: BrokenVariant = {
   name: 'ignoreVisibility',
   description: 'hides visibility changes from the client (it always sees a visible page)',
-  breaks: ['visibility/hidden-disconnects', 'visibility/start-hidden'],
+  breaks: ['visibility/hidden-disconnects', 'visibility/hidden-during-backoff', 'visibility/start-hidden'],
   wrap: (factory) => (options) =>
     factory({ ...options, environment: { ...options.environment, visibility: { visible: true, subscribe: () => () => {} } } }),
 };
