@@ -70,6 +70,8 @@ export type Step =
   | ({ readonly step: 'mutate'; readonly name: string; readonly args: JSONValue } & Noted)
   | ({ readonly step: 'reconnect' } & Noted)
   | ({ readonly step: 'disconnect' } & Noted)
+  /** The app calls close() (and waits for it). */
+  | ({ readonly step: 'close' } & Noted)
   /** The next pushes (one or several frames; pings skipped) carry exactly these mutation ids, in order. */
   | ({
       readonly step: 'expectPush';

@@ -159,6 +159,10 @@ class ScenarioRun {
         this.#log('app: disconnect()');
         client.disconnect();
         return;
+      case 'close':
+        this.#log('app: close()');
+        await this.#finish(client.close(), 'close() to resolve', true);
+        return;
       case 'expectPush':
         return this.#expectPush(step.ids, step.within ?? 0, step.mutations);
       case 'expectPing':
@@ -306,13 +310,17 @@ class ScenarioRun {
     if (this.#autoPong) await this.transport.settle();
   }
 
-  async #finish<T>(promise: Promise<T>, what: string): Promise<T> {
+  /** Waits for promise work; with `runTimers` the clock may move (timer by timer) while it waits. */
+  async #finish<T>(promise: Promise<T>, what: string, runTimers = false): Promise<T> {
     let outcome: { value: T } | { error: unknown } | undefined;
     promise.then(
       (value) => (outcome = { value }),
       (error: unknown) => (outcome = { error }),
     );
-    for (let i = 0; i < MAX_SETTLES_FOR_PROMISE && outcome === undefined; i++) await this.#settle();
+    for (let i = 0; i < MAX_SETTLES_FOR_PROMISE && outcome === undefined; i++) {
+      await this.#settle();
+      if (runTimers && outcome === undefined && this.clock.nextDueAt() !== undefined) this.clock.fireNext();
+    }
     if (outcome === undefined) throw new CheckFailure(`timed out waiting for ${what}`);
     if ('error' in outcome) throw new CheckFailure(`${what} failed: ${String(outcome.error)}`);
     return outcome.value;

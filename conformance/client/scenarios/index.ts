@@ -1,4 +1,5 @@
 import type { Scenario } from '../scenario';
+import appClose from './app-close';
 import appDisconnectReconnect from './app-disconnect-reconnect';
 import authRefresh from './auth-refresh';
 import authRetryCap from './auth-retry-cap';
@@ -27,6 +28,7 @@ import recoveryPull from './recovery-pull';
 import visibilityBriefHide from './visibility-brief-hide';
 import visibilityHiddenDisconnects from './visibility-hidden-disconnects';
 import visibilityHiddenDuringBackoff from './visibility-hidden-during-backoff';
+import visibilityHiddenWhileConnecting from './visibility-hidden-while-connecting';
 import visibilityStartHidden from './visibility-start-hidden';
 
 /** Every client scenario, in report order. */
@@ -50,6 +52,7 @@ export const allScenarios: readonly Scenario[] = [
   pingTrafficDelays,
   visibilityHiddenDisconnects,
   visibilityHiddenDuringBackoff,
+  visibilityHiddenWhileConnecting,
   visibilityBriefHide,
   visibilityStartHidden,
   ...authRefresh,
@@ -59,5 +62,6 @@ export const allScenarios: readonly Scenario[] = [
   ...errorsBackoffKinds,
   ...invalidDownstream,
   appDisconnectReconnect,
+  appClose,
   recoveryPull,
 ];
