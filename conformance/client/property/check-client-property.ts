@@ -30,7 +30,7 @@ export interface PropertyOutcome {
  * connects, clock advances and reconnects, each checked against the model.
  */
 export async function checkClientProperty(options: PropertyOptions): Promise<PropertyOutcome> {
-  const property = fc.asyncProperty(fc.array(commandArbitrary, { maxLength: options.maxCommands ?? 20 }), async (commands) => {
+  const property = fc.asyncProperty(fc.array(commandArbitrary, { maxLength: options.maxCommands ?? 20, size: 'max' }), async (commands) => {
     const result = await runScenario(commandsToScenario(commands), { factory: options.factory });
     return result.status === 'passed';
   });

@@ -27,6 +27,7 @@ describe('our client against the model (fast-check)', () => {
       { type: 'advance', ms: 20_000 },
       { type: 'ack', count: 3 },
       { type: 'outOfOrderPoke' },
+      { type: 'hide', ms: 12_000 },
       { type: 'advance', ms: 5000 },
       { type: 'drop' },
       { type: 'reconnect' },

@@ -17,11 +17,14 @@ export type Command =
   /** The server refuses the next connect attempt (closes it at once). */
   | { readonly type: 'refuseNext' }
   | { readonly type: 'advance'; readonly ms: number }
+  /** The page is hidden for `ms`, then visible again. */
+  | { readonly type: 'hide'; readonly ms: number }
   /** The app calls reconnect(). */
   | { readonly type: 'reconnect' };
 
 const key = fc.constantFrom<Key>('a', 'b', 'c');
 const ADVANCE_STEPS_MS = [100, 1000, 4000, 5000, 7000, 20_000, 65_000];
+const HIDE_STEPS_MS = [1000, 4999, 5000, 12_000, 70_000];
 
 export const commandArbitrary: fc.Arbitrary<Command> = fc.oneof(
   { weight: 4, arbitrary: fc.record({ type: fc.constant('mutate' as const), op: fc.constantFrom('put' as const, 'del' as const, 'increment' as const), key, value: fc.integer({ min: -5, max: 5 }) }) },
@@ -32,4 +35,5 @@ export const commandArbitrary: fc.Arbitrary<Command> = fc.oneof(
   { weight: 1, arbitrary: fc.constant({ type: 'refuseNext' as const }) },
   { weight: 2, arbitrary: fc.record({ type: fc.constant('advance' as const), ms: fc.constantFrom(...ADVANCE_STEPS_MS) }) },
   { weight: 1, arbitrary: fc.constant({ type: 'reconnect' as const }) },
+  { weight: 1, arbitrary: fc.record({ type: fc.constant('hide' as const), ms: fc.constantFrom(...HIDE_STEPS_MS) }) },
 );

@@ -1,4 +1,4 @@
-import { RECONNECT_BACKOFF_INITIAL_MS, RECONNECT_BACKOFF_MAX_MS } from '../../../protocol/constants';
+import { HIDDEN_DISCONNECT_DELAY_MS, RECONNECT_BACKOFF_INITIAL_MS, RECONNECT_BACKOFF_MAX_MS } from '../../../protocol/constants';
 import type { ReadonlyJSONValue } from '../../../protocol/json';
 import type { PatchOperation } from '../../../src/protocol';
 import type { Scenario, Step } from '../scenario';
@@ -132,6 +132,9 @@ export class ModelScenarioBuilder {
         this.#now = until;
         return;
       }
+      case 'hide':
+        this.#hide(command.ms);
+        return;
       case 'reconnect':
         if (this.#connected) return;
         this.steps.push({ step: 'reconnect' });
@@ -176,6 +179,28 @@ export class ModelScenarioBuilder {
     }
     this.#received = this.#acked;
     this.#expectPushOfUnsent();
+  }
+
+  /**
+   * Hidden for HIDDEN_DISCONNECT_DELAY_MS or more disconnects (without counting
+   * as an error); no connect while hidden; visible again, a client that is not
+   * waiting out a back-off connects at once.
+   */
+  #hide(ms: number): void {
+    const until = this.#now + ms;
+    this.steps.push({ step: 'setVisible', visible: false });
+    if (this.#connected && ms >= HIDDEN_DISCONNECT_DELAY_MS) {
+      this.#now += HIDDEN_DISCONNECT_DELAY_MS;
+      this.steps.push({ step: 'expectDisconnect', at: this.#now });
+      this.#connected = false;
+      this.#retryAt = this.#now;
+    }
+    if (until > this.#now) {
+      this.steps.push(this.#connected ? { step: 'advance', ms: until - this.#now } : { step: 'expectNoConnect', forMs: until - this.#now });
+    }
+    this.#now = until;
+    this.steps.push({ step: 'setVisible', visible: true });
+    if (!this.#connected && this.#retryAt <= this.#now) this.#connectAt(this.#now);
   }
 
   #fail(): void {
