@@ -10,7 +10,7 @@ import { checkConnectRequest } from './connect-check';
 import { MemoryTransport } from './memory-transport';
 import { substitute, type ClientIDs } from './placeholders';
 import { ScenarioClock } from './scenario-clock';
-import { SocketFrames, type ReceivedFrame } from './socket-frames';
+import { collectPushes, SocketFrames } from './socket-frames';
 import type { ServerTransport } from './transport';
 import { WsTransport } from './ws-transport';
 
@@ -354,22 +354,4 @@ class ScenarioRun {
   #log(line: string): void {
     this.transcript.push(`t=${this.clock.now()} ${line}`);
   }
-}
-
-/** Mutations of the next push frames (pings skipped) until `count` are in; stops at any other frame. */
-function collectPushes(unread: readonly ReceivedFrame[], count: number) {
-  const frames: ReceivedFrame[] = [];
-  const mutations: { id: number; name: string; args: ReadonlyJSONValue }[] = [];
-  for (const frame of unread) {
-    if (mutations.length >= count) break;
-    const [name, body] = frame.message;
-    if (name === 'ping') {
-      frames.push(frame);
-      continue;
-    }
-    if (name !== 'push') return { frames, mutations, unexpected: frame, done: true };
-    frames.push(frame);
-    mutations.push(...body.mutations.map((m) => ({ id: m.id, name: m.name, args: m.args })));
-  }
-  return { frames, mutations, unexpected: undefined, done: mutations.length >= count && count > 0 };
 }

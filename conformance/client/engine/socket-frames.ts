@@ -1,5 +1,6 @@
 import { decodeUpstream, InvalidMessageError, PUSH_VERSION } from '../../../src/protocol';
 import type { Upstream } from '../../../src/protocol';
+import type { ReadonlyJSONValue } from '../../../protocol/json';
 import { CheckFailure } from '../../shared/check-failure';
 import type { ClientIDs } from './placeholders';
 import type { ServerSocket } from './transport';
@@ -76,4 +77,22 @@ export class SocketFrames {
       this.#lastPushedID = mutation.id;
     }
   }
+}
+
+/** Mutations of the next push frames (pings skipped) until `count` are in; stops at any other frame. */
+export function collectPushes(unread: readonly ReceivedFrame[], count: number) {
+  const frames: ReceivedFrame[] = [];
+  const mutations: { id: number; name: string; args: ReadonlyJSONValue }[] = [];
+  for (const frame of unread) {
+    if (mutations.length >= count) break;
+    const [name, body] = frame.message;
+    if (name === 'ping') {
+      frames.push(frame);
+      continue;
+    }
+    if (name !== 'push') return { frames, mutations, unexpected: frame, done: true };
+    frames.push(frame);
+    mutations.push(...body.mutations.map((m) => ({ id: m.id, name: m.name, args: m.args })));
+  }
+  return { frames, mutations, unexpected: undefined, done: mutations.length >= count && count > 0 };
 }
