@@ -91,5 +91,8 @@ export class MemoryTransport implements ServerTransport {
     for (let i = 0; i < SETTLE_TURNS; i++) await nextTurn();
   }
 
+  /** Nothing is in flight in memory once settled. */
+  async beforeTimeMoves(): Promise<void> {}
+
   async close(): Promise<void> {}
 }

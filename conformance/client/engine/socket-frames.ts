@@ -23,9 +23,12 @@ export interface FrameRules {
  * Expectations consume frames from `unread`.
  */
 export class SocketFrames {
+  /** Every valid frame, in order. */
   readonly received: ReceivedFrame[] = [];
-  /** Index of the first frame no expectation has consumed. */
-  cursor = 0;
+  /** Frames no expectation has consumed yet, in order. */
+  readonly unread: ReceivedFrame[] = [];
+  /** How many of `received` the engine has already logged (and answered, for pings). */
+  handled = 0;
   #scanned = 0;
   #lastPushedID = 0;
 
@@ -51,13 +54,21 @@ export class SocketFrames {
       if (message[0] === 'push') this.#checkPush(message[1], text);
       const frame = { message, text, at };
       this.received.push(frame);
+      this.unread.push(frame);
       fresh.push(frame);
     }
     return fresh;
   }
 
-  get unread(): ReceivedFrame[] {
-    return this.received.slice(this.cursor);
+  /** Marks the first `count` unread frames as consumed by an expectation. */
+  consume(count: number): void {
+    this.unread.splice(0, count);
+  }
+
+  /** Takes one frame out of the unread ones (a ping the server answered on its own). */
+  discard(frame: ReceivedFrame): void {
+    const index = this.unread.indexOf(frame);
+    if (index >= 0) this.unread.splice(index, 1);
   }
 
   #checkPush(body: Extract<Upstream, readonly ['push', unknown]>[1], text: string): void {

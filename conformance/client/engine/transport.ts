@@ -27,5 +27,10 @@ export interface ServerTransport {
   readonly sockets: readonly ServerSocket[];
   /** Lets the client's pending work and in-flight I/O finish. */
   settle(): Promise<void>;
+  /**
+   * Before the engine moves the clock past an unmet expectation: waits a while
+   * longer for `done` where I/O is real and may be slow (a loaded machine).
+   */
+  beforeTimeMoves(done: () => boolean): Promise<void>;
   close(): Promise<void>;
 }

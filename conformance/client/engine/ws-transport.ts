@@ -7,6 +7,9 @@ import type { ServerSocket, ServerTransport } from './transport';
 const QUIET_MS = 15;
 const QUIET_ROUNDS = 2;
 const MAX_SETTLE_ROUNDS = 200;
+/** How long an unmet expectation waits for late loopback frames before the fake clock moves on. */
+const PATIENCE_MS = 100;
+const PATIENCE_POLL_MS = 5;
 
 const realPause = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
@@ -84,6 +87,10 @@ export class WsTransport implements ServerTransport {
       await realPause(QUIET_MS);
       quiet = this.#events === before ? quiet + 1 : 0;
     }
+  }
+
+  async beforeTimeMoves(done: () => boolean): Promise<void> {
+    for (let waited = 0; waited < PATIENCE_MS && !done(); waited += PATIENCE_POLL_MS) await realPause(PATIENCE_POLL_MS);
   }
 
   async close(): Promise<void> {
