@@ -47,6 +47,7 @@ describe('npx tsx conformance/client/cli.ts', () => {
 
   it('exits 2 for a bad command line or a module without createClient', async () => {
     expect((await runCli(['--bogus'])).code).toBe(2);
+    expect((await runCli(['--only', 'no-such-scenario'])).code).toBe(2);
     const missing = await runCli(['--client', 'conformance/client/report.ts']);
     expect(missing.code).toBe(2);
     expect(missing.stderr).toContain('does not export a createClient(options) function');

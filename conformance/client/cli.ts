@@ -27,6 +27,10 @@ async function main(argv: readonly string[]): Promise<number> {
     }
     return 0;
   }
+  if (selectScenarios(allScenarios, args.only).length === 0) {
+    process.stderr.write(`--only ${JSON.stringify(args.only)} matches no scenario (see --list)\n`);
+    return 2;
+  }
   let factory;
   try {
     factory = await loadClientFactory(args.client);
