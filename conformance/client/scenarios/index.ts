@@ -1,6 +1,7 @@
 import type { Scenario } from '../scenario';
 import appClose from './app-close';
 import appDisconnectReconnect from './app-disconnect-reconnect';
+import authConsecutiveBackOff from './auth-consecutive-back-off';
 import authRefresh from './auth-refresh';
 import authRetryCap from './auth-retry-cap';
 import backoffGoldenTrace from './backoff-golden-trace';
@@ -57,6 +58,7 @@ export const allScenarios: readonly Scenario[] = [
   visibilityStartHidden,
   ...authRefresh,
   authRetryCap,
+  authConsecutiveBackOff,
   errorsUpdateNeeded,
   errorsClientNotFound,
   ...errorsBackoffKinds,
