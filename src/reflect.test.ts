@@ -56,12 +56,12 @@ describe('ReflectOptions validation', () => {
     );
   });
 
-  it('derives the local store name from the user and the room', () => {
+  it('derives the local store name from the user and the room', async () => {
     const { r } = setup();
     expect(r.idbName).toBe(storeName('user-1', 'room-1'));
     expect(storeName('a-b', 'c')).not.toBe(storeName('a', 'b-c'));
     expect(r.schemaVersion).toBe('3');
-    expect(r.clientID).not.toBe(r.clientGroupID);
+    expect(r.clientID).not.toBe(await r.clientGroupID);
   });
 });
 
@@ -77,7 +77,7 @@ describe('Reflect', () => {
     await clock.advance(0);
     const socket = server.last;
     expect(socket.params.get('clientID')).toBe(r.clientID);
-    expect(socket.params.get('clientGroupID')).toBe(r.clientGroupID);
+    expect(socket.params.get('clientGroupID')).toBe(await r.clientGroupID);
     expect(socket.params.get('roomID')).toBe('room-1');
     expect(socket.protocols).toBe('tok');
     socket.connect();

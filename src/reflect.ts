@@ -16,11 +16,13 @@ import { createStore, type Store } from './db/store';
 import type { SubscribeOptions } from './db/subscriptions';
 import type { MutatorDefs, ReadTransaction, WriteTransaction } from './db/transaction-types';
 import type { WatchCallback, WatchOptions } from './db/watch';
+import { openStore } from './kv/idb-store';
 import type { KvStore } from './kv/types';
 import { createConsoleSink } from './logging/console-sink';
 import type { LogLevel, LogSink } from './logging/log-sink';
 import { Logger } from './logging/logger';
 import type { Metrics } from './metrics/metrics';
+import { disableClientGroup, resolveClientGroup } from './persist/client-group';
 
 export interface ReflectOptions<MD extends MutatorDefs> {
   /** The signed-in user; part of the local store name. Must not be empty. */
@@ -80,7 +82,12 @@ export class Reflect<MD extends MutatorDefs = MutatorDefs> {
   readonly userID: string;
   readonly roomID: string;
   readonly clientID: string;
-  readonly clientGroupID: string;
+  /**
+   * The client group this client belongs to: shared by every page load of the
+   * same store (user, room, mutators, indexes), so mutations left pending by an
+   * earlier page load are pushed by the next. Known once the local store is open.
+   */
+  readonly clientGroupID: Promise<string>;
   readonly idbName: string;
   readonly schemaVersion: string;
   readonly mutate: MakeMutators<MD>;
@@ -97,6 +104,7 @@ export class Reflect<MD extends MutatorDefs = MutatorDefs> {
   #status: ConnectionStatus = { state: 'disconnected', online: false };
   #pendingCount = 0;
   #stopPersistOnHide: (() => void) | undefined;
+  #clientGroupID: string | undefined;
 
   constructor(options: ReflectOptions<MD>) {
     if (typeof options.userID !== 'string' || options.userID === '') {
@@ -113,7 +121,6 @@ export class Reflect<MD extends MutatorDefs = MutatorDefs> {
     this.idbName = storeName(options.userID, options.roomID);
     const environment = defaultEnvironment(options.environment);
     this.clientID = randomUUID(environment.random);
-    this.clientGroupID = randomUUID(environment.random);
     this.#logger = new Logger(options.logLevel ?? 'error', options.logSinks ?? [createConsoleSink()], {
       roomID: options.roomID,
       clientID: this.clientID,
@@ -121,6 +128,7 @@ export class Reflect<MD extends MutatorDefs = MutatorDefs> {
     this.mutate = this.#makeMutators();
     this.#ready = this.#open(environment);
     this.#ready.catch((error: unknown) => this.#logger.error?.('Could not open the local store', error));
+    this.clientGroupID = this.#ready.then(() => this.#clientGroupID!);
   }
 
   /** True after a successful connect, false after a failure (always false without a socketOrigin). */
@@ -204,9 +212,21 @@ export class Reflect<MD extends MutatorDefs = MutatorDefs> {
   async #open(environment: ConnectionEnvironment): Promise<Store> {
     const options = this.#options;
     const localMutations = new LocalMutationSignal();
+    const kvStore =
+      options.kvStore ??
+      (await openStore(this.idbName, {
+        logger: { warn: (message, ...details) => this.#logger.info?.(message, ...details) },
+        ...(options.idbFactory === undefined ? {} : { idbFactory: options.idbFactory }),
+      }));
+    const clientGroupID = await resolveClientGroup(kvStore, {
+      mutatorNames: Object.keys(options.mutators ?? {}),
+      indexes: options.indexes ?? {},
+      newClientGroupID: () => randomUUID(environment.random),
+      onDiscard: (reason) => this.#logger.info?.(`Starting a new client group: ${reason}`),
+    });
+    this.#clientGroupID = clientGroupID;
     const store = await createStore({
-      ...(options.kvStore === undefined ? { name: this.idbName } : { kvStore: options.kvStore }),
-      ...(options.idbFactory === undefined ? {} : { idbFactory: options.idbFactory }),
+      kvStore,
       clientID: this.clientID,
       mutators: options.mutators ?? {},
       indexes: options.indexes ?? {},
@@ -227,20 +247,30 @@ export class Reflect<MD extends MutatorDefs = MutatorDefs> {
       // A hidden page may be about to unload: write local edits out now instead of after the persist delay.
       if (!visible && !store.closed) store.persist().catch((error: unknown) => this.#logger.error?.('Persist on hide failed', error));
     });
-    if (options.socketOrigin !== null) this.#connect(options.socketOrigin, store, localMutations, environment);
+    if (options.socketOrigin !== null) {
+      const disable = () => disableClientGroup(kvStore, clientGroupID);
+      this.#connect(options.socketOrigin, clientGroupID, store, localMutations, environment, disable);
+    }
     return store;
   }
 
-  #connect(socketOrigin: string, store: Store, localMutations: LocalMutationSignal, environment: ConnectionEnvironment): void {
+  #connect(
+    socketOrigin: string,
+    clientGroupID: string,
+    store: Store,
+    localMutations: LocalMutationSignal,
+    environment: ConnectionEnvironment,
+    disableGroup: () => Promise<void>,
+  ): void {
     const options = this.#options;
     const connection = new Connection({
       socketOrigin,
       clientID: this.clientID,
-      clientGroupID: this.clientGroupID,
+      clientGroupID,
       roomID: this.roomID,
       schemaVersion: this.schemaVersion,
       auth: options.auth,
-      syncTarget: new StoreSyncTarget(store, localMutations, () => this.#updatePendingCount()),
+      syncTarget: new StoreSyncTarget(store, localMutations, () => this.#updatePendingCount(), disableGroup),
       environment,
       logger: this.#logger,
       ...(options.metrics === undefined ? {} : { metrics: options.metrics }),

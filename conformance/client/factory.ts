@@ -17,7 +17,8 @@ export type ClientOptions = ReflectOptions<ConformanceMutators>;
 /** The public API the suite uses. */
 export interface ClientUnderTest {
   readonly clientID: string;
-  readonly clientGroupID: string;
+  /** A promise in the original API (known once the local store is open); a plain string is accepted too. */
+  readonly clientGroupID: Promise<string> | string;
   readonly online: boolean;
   readonly pendingMutationCount: number;
   readonly connectionStatus: { readonly state: 'disconnected' | 'connecting' | 'connected' };

@@ -21,11 +21,18 @@ export class StoreSyncTarget implements SyncTarget {
   readonly #store: Store;
   readonly #localMutations: LocalMutationSignal;
   readonly #onApplied: () => void;
+  readonly disableClientGroup: (() => Promise<void>) | undefined;
 
-  constructor(store: Store, localMutations: LocalMutationSignal, onApplied: () => void = () => {}) {
+  constructor(
+    store: Store,
+    localMutations: LocalMutationSignal,
+    onApplied: () => void = () => {},
+    disableClientGroup?: () => Promise<void>,
+  ) {
     this.#store = store;
     this.#localMutations = localMutations;
     this.#onApplied = onApplied;
+    this.disableClientGroup = disableClientGroup;
   }
 
   get cookie(): number | null {

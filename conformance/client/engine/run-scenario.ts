@@ -60,7 +60,7 @@ export async function runScenario(scenario: Scenario, options: RunOptions): Prom
 class ScenarioRun {
   readonly transcript: string[] = [];
   readonly #session: ClientSession;
-  readonly #ids: ClientIDs;
+  #ids: ClientIDs;
   readonly #frames: SocketFrames[] = [];
   #claimed = 0;
   #current: SocketFrames | undefined;
@@ -74,12 +74,13 @@ class ScenarioRun {
     private readonly transport: ServerTransport,
   ) {
     this.#session = new ClientSession(factory, clock, transport, scenario.client);
-    this.#ids = { clientID: this.#session.client.clientID, clientGroupID: this.#session.client.clientGroupID };
+    this.#ids = { clientID: this.#session.client.clientID, clientGroupID: '' };
   }
 
   async execute(): Promise<StepFailure | undefined> {
     let index = -1;
     try {
+      this.#ids = { ...this.#ids, clientGroupID: await this.#session.client.clientGroupID };
       await this.#settle();
       for (index = 0; index < this.scenario.steps.length; index++) {
         const step = this.scenario.steps[index]!;
