@@ -16,6 +16,7 @@ import {
 import type { DbContext } from './db-context';
 import { StoreClosedError, UnknownIndexError, UnknownMutatorError } from './errors';
 import { diffCommits } from './commit-diff';
+import { moveHeadTo } from './head-pin';
 import { compileIndex, type CompiledIndex, type IndexDefinitions } from './index-definition';
 import { cloneFrozenJSON } from './json-value';
 import { Lock } from './lock';
@@ -112,15 +113,13 @@ export class Database {
       let head = await readHeadCommit(dag, this.headName);
       if (head === undefined) head = await this.writeGenesis(dag);
       const fixed = await ensureIndexes(dag, head, this.ctx);
-      if (fixed !== head) {
-        await dag.setHead(this.headName, fixed.hash);
-      }
+      if (fixed !== head) await moveHeadTo(dag, this.headName, fixed);
       await dag.commit();
       return fixed;
     });
     await this.dag.withRead(async (dag) => {
       const { snapshot, locals } = await readChain(dag, head);
-      this.setHead(head, snapshot, locals);
+      this.adoptHead(head, snapshot, locals);
     });
   }
 
@@ -145,7 +144,7 @@ export class Database {
   }
 
   /** Adopts a new head; `locals` are its local commits on top of `snapshot`. */
-  setHead(head: Commit, snapshot: Commit<SnapshotCommitData>, locals: readonly Commit<LocalCommitData>[]): void {
+  adoptHead(head: Commit, snapshot: Commit<SnapshotCommitData>, locals: readonly Commit<LocalCommitData>[]): void {
     this.moveHead(head);
     this.snapshot = snapshot;
     const acked = snapshot.data.lastMutationIDs;
@@ -228,7 +227,7 @@ export class Database {
         const id = this.nextID;
         const input = { name, args: frozenArgs, clientID: this.clientID, mutationID: id, timestamp: this.clock(), originalHash: null };
         const out = await runMutation(dag, basis, input, mutator, 'initial', this.ctx);
-        await dag.setHead(this.headName, out.commit.hash);
+        await moveHeadTo(dag, this.headName, out.commit);
         await dag.commit();
         this.moveHead(out.commit);
         this.nextID = id + 1;
@@ -257,7 +256,7 @@ export class Database {
     locals: readonly Commit<LocalCommitData>[],
     change: StoreChange,
   ): void {
-    this.setHead(head, snapshot, locals);
+    this.adoptHead(head, snapshot, locals);
     this.watchers.notify(change);
   }
 
@@ -275,9 +274,9 @@ export class Database {
         const next = await readCommit(dag, hash);
         const { snapshot, locals } = await readChain(dag, next);
         const diff = await diffCommits(dag, this.head.data, next.data, 'all', this.ctx);
-        await dag.setHead(this.headName, hash);
+        await moveHeadTo(dag, this.headName, next);
         await dag.commit();
-        this.setHead(next, snapshot, locals);
+        this.adoptHead(next, snapshot, locals);
         const change = this.makeChange(diff);
         this.watchers.notify(change);
         return change;
