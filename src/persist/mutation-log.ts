@@ -74,7 +74,7 @@ export class MutationLog {
     try {
       const bounds = readBounds(await read.get(BOUNDS_KEY));
       const values = await Promise.all(range(bounds).map((seq) => read.get(entryKey(seq))));
-      return values.filter((value): value is never => isLoggedMutation(value)) as LoggedMutation[];
+      return (values as unknown[]).filter(isLoggedMutation);
     } finally {
       read.release();
     }
