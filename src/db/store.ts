@@ -29,8 +29,8 @@ import type { IndexDefinitions } from './index-definition';
 import type { StoreLogger } from './logger';
 import { defaultClock, defaultLogger, defaultRandom, defaultTimers } from './store-defaults';
 import type { SubscribeOptions } from './subscriptions';
-import type { MutatorDefs, ReadTransaction } from './transaction-types';
-import type { WatchCallback, WatchOptions } from './watch';
+import type { IndexKey, MutatorDefs, ReadTransaction } from './transaction-types';
+import type { WatchCallback, WatchIndexOptions, WatchNoIndexOptions, WatchOptions } from './watch';
 
 export interface CreateStoreOptions {
   /** Where the data lives. When absent, the IndexedDB database `name` is opened. */
@@ -64,7 +64,9 @@ export interface Store {
   mutate<R = unknown>(name: string, args?: unknown): Promise<R>;
   query<R>(body: (tx: ReadTransaction) => Promise<R> | R): Promise<R>;
   subscribe<R>(body: (tx: ReadTransaction) => Promise<R> | R, options: SubscribeOptions<R>): () => void;
-  experimentalWatch(callback: WatchCallback, options?: WatchOptions): () => void;
+  /** Calls back with the changes of every commit under the prefix (never an empty diff). */
+  experimentalWatch(callback: WatchCallback<string>, options?: WatchNoIndexOptions): () => void;
+  experimentalWatch(callback: WatchCallback<IndexKey>, options: WatchIndexOptions): () => void;
   applyServerUpdate(update: ServerUpdate): Promise<void>;
   /** Mutations the server has not acknowledged, in order. */
   pendingMutations(): PendingMutation[];
@@ -134,8 +136,10 @@ class StoreImpl implements Store {
     return this.db.subscribe(body, options);
   }
 
-  experimentalWatch(callback: WatchCallback, options?: WatchOptions): () => void {
-    return this.db.experimentalWatch(callback, options);
+  experimentalWatch(callback: WatchCallback<string>, options?: WatchNoIndexOptions): () => void;
+  experimentalWatch(callback: WatchCallback<IndexKey>, options: WatchIndexOptions): () => void;
+  experimentalWatch(callback: WatchCallback<never>, options?: WatchOptions): () => void {
+    return this.db.experimentalWatch(callback as WatchCallback, options);
   }
 
   applyServerUpdate(update: ServerUpdate): Promise<void> {

@@ -20,6 +20,9 @@ export type WatchDiffOp<K> =
   | { readonly op: 'change'; readonly key: K; readonly oldValue: ReadonlyJSONValue; readonly newValue: ReadonlyJSONValue };
 
 export type WatchDiff<K = string | IndexKey> = readonly WatchDiffOp<K>[];
+
+export type WatchNoIndexOptions = WatchOptions & { indexName?: undefined };
+export type WatchIndexOptions = WatchOptions & { indexName: string };
 export type WatchCallback<K = string | IndexKey> = (diff: WatchDiff<K>) => void;
 
 interface Watcher {
