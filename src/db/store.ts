@@ -67,6 +67,7 @@ export interface Store {
   /** Calls back with the changes of every commit under the prefix (never an empty diff). */
   experimentalWatch(callback: WatchCallback<string>, options?: WatchNoIndexOptions): () => void;
   experimentalWatch(callback: WatchCallback<IndexKey>, options: WatchIndexOptions): () => void;
+  experimentalWatch(callback: WatchCallback, options?: WatchOptions): () => void;
   applyServerUpdate(update: ServerUpdate): Promise<void>;
   /** Mutations the server has not acknowledged, in order. */
   pendingMutations(): PendingMutation[];
@@ -138,6 +139,7 @@ class StoreImpl implements Store {
 
   experimentalWatch(callback: WatchCallback<string>, options?: WatchNoIndexOptions): () => void;
   experimentalWatch(callback: WatchCallback<IndexKey>, options: WatchIndexOptions): () => void;
+  experimentalWatch(callback: WatchCallback, options?: WatchOptions): () => void;
   experimentalWatch(callback: WatchCallback<never>, options?: WatchOptions): () => void {
     return this.db.experimentalWatch(callback as WatchCallback, options);
   }

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { makeTestStore } from '../db/test-helpers';
 import type { PatchOperation } from '../../protocol/patch';
+import type { ReadonlyJSONValue } from '../../protocol/json';
 import { compareUTF8 } from '../btree/compare';
 
 const key = fc.constantFrom('t/a', 't/b', 't/c', 'u/a', 'x');
@@ -10,9 +11,9 @@ const tags = fc.oneof(
   fc.constantFrom('red', 'blue', 're'),
   fc.array(fc.constantFrom('red', 'blue', 'green'), { maxLength: 3 }),
 );
-const value = tags.map((t) => (t === undefined ? { n: 1 } : { tag: t }));
+const value = tags.map((t): ReadonlyJSONValue => (t === undefined ? { n: 1 } : { tag: t }));
 type Op =
-  | { kind: 'put'; key: string; value: object }
+  | { kind: 'put'; key: string; value: ReadonlyJSONValue }
   | { kind: 'del'; key: string }
   | { kind: 'server'; ops: PatchOperation[]; ack: boolean };
 const op: fc.Arbitrary<Op> = fc.oneof(
@@ -22,7 +23,7 @@ const op: fc.Arbitrary<Op> = fc.oneof(
     kind: fc.constant('server' as const),
     ack: fc.boolean(),
     ops: fc.array(
-      fc.oneof(
+      fc.oneof<fc.Arbitrary<PatchOperation>[]>(
         fc.record({ op: fc.constant('put' as const), key, value }),
         fc.record({ op: fc.constant('del' as const), key }),
         fc.constant({ op: 'clear' as const }),
