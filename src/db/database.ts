@@ -14,7 +14,7 @@ import {
   type SnapshotCommitData,
 } from './commit';
 import type { DbContext } from './db-context';
-import { StoreClosedError, UnknownIndexError, UnknownMutatorError } from './errors';
+import { MutationIDGapError, StoreClosedError, UnknownIndexError, UnknownMutatorError } from './errors';
 import { diffCommits } from './commit-diff';
 import { moveHeadTo } from './head-pin';
 import { compileIndex, type CompiledIndex, type IndexDefinitions } from './index-definition';
@@ -22,7 +22,7 @@ import { cloneFrozenJSON } from './json-value';
 import { Lock } from './lock';
 import type { StoreLogger } from './logger';
 import { MapReaders } from './map-access';
-import { runMutation } from './mutation-runner';
+import { runMutation, type MutationInput } from './mutation-runner';
 import { ReadTransactionImpl } from './read-transaction';
 import type { ReadRecord } from './read-record';
 import { encodeIndexKey } from './index-key';
@@ -219,30 +219,77 @@ export class Database {
     const mutator = this.mutatorFor(name);
     if (mutator === undefined) throw new UnknownMutatorError(name);
     const frozenArgs = args === undefined ? null : cloneFrozenJSON(`(arguments of ${name})`, args);
-    const { result, change } = await this.lock.run(async () => {
+    const out = await this.lock.run(async () => {
       this.checkOpen();
-      const dag = await this.dag.write();
-      try {
-        const basis = this.head;
-        const id = this.nextID;
-        const input = { name, args: frozenArgs, clientID: this.clientID, mutationID: id, timestamp: this.clock(), originalHash: null };
-        const out = await runMutation(dag, basis, input, mutator, 'initial', this.ctx);
-        await moveHeadTo(dag, this.headName, out.commit);
-        await dag.commit();
-        this.moveHead(out.commit);
-        this.nextID = id + 1;
-        this.pending.push(toPending(out.commit));
-        this.rememberWrittenKeys(out.commit.hash, out.changes);
-        const change = this.makeChange(toDiff(out.changes, this.ctx.compare));
-        this.watchers.notify(change);
-        return { result: out.result, change };
-      } finally {
-        dag.release();
-      }
+      const input = {
+        name,
+        args: frozenArgs,
+        clientID: this.clientID,
+        mutationID: this.nextID,
+        timestamp: this.clock(),
+        originalHash: null,
+      };
+      return this.commitMutation(input, mutator, 'initial');
     });
     this.onLocalMutation?.();
-    await this.subscriptions.fire(change);
-    return result;
+    await this.subscriptions.fire(out.change);
+    return out.result;
+  }
+
+  /**
+   * The last mutation id of `clientID` this state holds: acknowledged by the
+   * server or pending. 0 when none.
+   */
+  lastKnownMutationID(clientID: string): number {
+    let last = this.snapshot.data.lastMutationIDs[clientID] ?? 0;
+    for (const m of this.pending) if (m.clientID === clientID && m.id > last) last = m.id;
+    return last;
+  }
+
+  /**
+   * Applies a mutation recorded elsewhere (e.g. a write-ahead log) with its own
+   * client, id and timestamp, unless this state already holds it. Replayed
+   * like a rebase: a missing or throwing mutator is logged and the mutation
+   * stays pending. Resolves to whether it was applied.
+   */
+  async replayMutation(m: PendingMutation): Promise<boolean> {
+    this.checkOpen();
+    const out = await this.lock.run(async () => {
+      this.checkOpen();
+      const known = this.lastKnownMutationID(m.clientID);
+      if (m.id <= known) return undefined;
+      if (m.id !== known + 1) throw new MutationIDGapError(m.clientID, known + 1, m.id);
+      const args = cloneFrozenJSON(`(arguments of ${m.name})`, m.args);
+      const input = { name: m.name, args, clientID: m.clientID, mutationID: m.id, timestamp: m.timestamp, originalHash: null };
+      return this.commitMutation(input, this.mutatorFor(m.name), 'rebase');
+    });
+    if (out === undefined) return false;
+    this.onLocalMutation?.();
+    await this.subscriptions.fire(out.change);
+    return true;
+  }
+
+  /** Runs a mutation on the head and moves the head to it. Call under the lock. */
+  private async commitMutation(
+    input: MutationInput,
+    mutator: MutatorDefs[string] | undefined,
+    reason: 'initial' | 'rebase',
+  ): Promise<{ result: unknown; change: StoreChange }> {
+    const dag = await this.dag.write();
+    try {
+      const out = await runMutation(dag, this.head, input, mutator, reason, this.ctx);
+      await moveHeadTo(dag, this.headName, out.commit);
+      await dag.commit();
+      this.moveHead(out.commit);
+      if (input.clientID === this.clientID) this.nextID = Math.max(this.nextID, input.mutationID + 1);
+      this.pending.push(toPending(out.commit));
+      this.rememberWrittenKeys(out.commit.hash, out.changes);
+      const change = this.makeChange(toDiff(out.changes, this.ctx.compare));
+      this.watchers.notify(change);
+      return { result: out.result, change };
+    } finally {
+      dag.release();
+    }
   }
 
   makeChange(diff: readonly DiffOp[]): StoreChange {

@@ -59,3 +59,16 @@ export class InvalidStoreOptionsError extends Error {
   readonly kind = 'InvalidStoreOptions';
   override readonly name = 'InvalidStoreOptionsError';
 }
+
+/** A replayed mutation would leave a gap in its client's ids. */
+export class MutationIDGapError extends Error {
+  readonly kind = 'MutationIDGap';
+  override readonly name = 'MutationIDGapError';
+  constructor(
+    readonly clientID: string,
+    readonly expected: number,
+    readonly received: number,
+  ) {
+    super(`Mutation ${received} of client ${clientID} cannot be replayed: the next id is ${expected}`);
+  }
+}

@@ -71,6 +71,14 @@ export interface Store {
   applyServerUpdate(update: ServerUpdate): Promise<void>;
   /** Mutations the server has not acknowledged, in order. */
   pendingMutations(): PendingMutation[];
+  /** The last mutation id of a client this state holds (acknowledged or pending); 0 when none. */
+  lastKnownMutationID(clientID: string): number;
+  /**
+   * Applies a mutation recorded elsewhere (a write-ahead log) with its own
+   * client, id and timestamp, unless already held; ids must follow on.
+   * Resolves to whether it was applied.
+   */
+  replayMutation(mutation: PendingMutation): Promise<boolean>;
   /** The cookie of the last applied server state; null before any. */
   readonly cookie: ReadonlyJSONValue;
   /** The last mutation id of this client the server acknowledged (the connect URL's lmid). */
@@ -150,6 +158,14 @@ class StoreImpl implements Store {
 
   pendingMutations(): PendingMutation[] {
     return this.db.pendingMutations();
+  }
+
+  lastKnownMutationID(clientID: string): number {
+    return this.db.lastKnownMutationID(clientID);
+  }
+
+  replayMutation(mutation: PendingMutation): Promise<boolean> {
+    return this.db.replayMutation(mutation);
   }
 
   get cookie(): ReadonlyJSONValue {
