@@ -105,8 +105,3 @@ export async function readChain(
   locals.reverse();
   return { snapshot: c as Commit<SnapshotCommitData>, locals };
 }
-
-export function indexRoot(data: CommitData, name: string): Hash | undefined {
-  for (const ix of data.indexes) if (ix.name === name) return ix.valueHash;
-  return undefined;
-}

@@ -55,11 +55,6 @@ export class StoreClosedError extends Error {
   }
 }
 
-export class InvalidStoreOptionsError extends Error {
-  readonly kind = 'InvalidStoreOptions';
-  override readonly name = 'InvalidStoreOptionsError';
-}
-
 /** A replayed mutation would leave a gap in its client's ids. */
 export class MutationIDGapError extends Error {
   readonly kind = 'MutationIDGap';

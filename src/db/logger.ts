@@ -4,5 +4,3 @@ export interface StoreLogger {
   warn(message: string, ...details: unknown[]): void;
   debug?(message: string, ...details: unknown[]): void;
 }
-
-export const silentLogger: StoreLogger = { error() {}, warn() {} };

@@ -38,10 +38,6 @@ export class ReadTransactionImpl<R extends BTreeReader = BTreeReader> implements
     this.closed = true;
   }
 
-  get isClosed(): boolean {
-    return this.closed;
-  }
-
   async get(key: string): Promise<ReadonlyJSONValue | undefined> {
     this.checkOpen();
     this.record?.keys.add(key);
