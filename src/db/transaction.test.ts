@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { makeTestStore } from './test-helpers';
 import type { ReadTransaction, WriteTransaction } from './transaction-types';
-import { TransactionClosedError, InvalidJSONValueError } from './errors';
+import { TransactionClosedError, InvalidJSONValueError, StoreClosedError } from './errors';
 
 describe('read and write transactions', () => {
   it('puts, gets, deletes and scans', async () => {
@@ -148,6 +148,15 @@ describe('read and write transactions', () => {
     await store.mutate('put', { key: 'a', value: 1 });
     const iter = await store.query((tx) => tx.scan()[Symbol.asyncIterator]());
     await expect(iter.next()).rejects.toThrow(TransactionClosedError);
+  });
+
+  it('refuses work after close', async () => {
+    const { store } = await makeTestStore();
+    await store.close();
+    expect(store.closed).toBe(true);
+    await expect(store.mutate('put', { key: 'a', value: 1 })).rejects.toThrow(StoreClosedError);
+    await expect(store.query((tx) => tx.get('a'))).rejects.toThrow(StoreClosedError);
+    await store.close();
   });
 
   it('rejects an unknown mutator', async () => {
