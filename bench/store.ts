@@ -210,7 +210,11 @@ export async function runStoreBench(): Promise<void> {
     const theirs = Number(results.get('replicache 15.3')![i]);
     return [label, ...names.map((n) => results.get(n)![i]!), `${fixed(ourVal / theirs)}×`];
   });
-  printTable('store: ours vs Replicache 15.3 (memory stores)', ['figure', ...names, 'ours/replicache'], rows);
+  printTable(
+    'store: ours vs Replicache 15.3 (memory stores; first four rows higher is better, last three lower is better)',
+    ['figure', ...names, 'ours/replicache'],
+    rows,
+  );
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) await runStoreBench();
