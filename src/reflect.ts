@@ -23,6 +23,7 @@ import type { LogLevel, LogSink } from './logging/log-sink';
 import { Logger } from './logging/logger';
 import type { Metrics } from './metrics/metrics';
 import { disableClientGroup, resolveClientGroup } from './persist/client-group';
+import { DurableMutations } from './persist/durable-mutations';
 
 export interface ReflectOptions<MD extends MutatorDefs> {
   /** The signed-in user; part of the local store name. Must not be empty. */
@@ -225,6 +226,10 @@ export class Reflect<MD extends MutatorDefs = MutatorDefs> {
       onDiscard: (reason) => this.#logger.info?.(`Starting a new client group: ${reason}`),
     });
     this.#clientGroupID = clientGroupID;
+    const durable = new DurableMutations(kvStore, {
+      error: (message, ...details) => this.#logger.error?.(message, ...details),
+      info: (message, ...details) => this.#logger.info?.(message, ...details),
+    });
     const store = await createStore({
       kvStore,
       clientID: this.clientID,
@@ -234,22 +239,26 @@ export class Reflect<MD extends MutatorDefs = MutatorDefs> {
       timers: environment.timers,
       random: environment.random,
       logger: storeLogger(this.#logger),
-      onLocalMutation: localMutations.fire,
+      onLocalMutation: (mutation) => {
+        durable.record(mutation);
+        localMutations.fire();
+      },
     });
     this.#store = store;
     if (this.#closed) {
       await store.close();
       return store;
     }
+    await durable.recover(store);
     localMutations.subscribe(() => this.#updatePendingCount());
     this.#updatePendingCount();
     this.#stopPersistOnHide = environment.visibility.subscribe((visible) => {
-      // A hidden page may be about to unload: write local edits out now instead of after the persist delay.
-      if (!visible && !store.closed) store.persist().catch((error: unknown) => this.#logger.error?.('Persist on hide failed', error));
+      // A hidden page may be about to unload: store the state now rather than after the persist delay.
+      if (!visible) void durable.checkpoint();
     });
     if (options.socketOrigin !== null) {
       const disable = () => disableClientGroup(kvStore, clientGroupID);
-      this.#connect(options.socketOrigin, clientGroupID, store, localMutations, environment, disable);
+      this.#connect(options.socketOrigin, clientGroupID, store, localMutations, environment, disable, () => durable.acknowledged());
     }
     return store;
   }
@@ -261,6 +270,7 @@ export class Reflect<MD extends MutatorDefs = MutatorDefs> {
     localMutations: LocalMutationSignal,
     environment: ConnectionEnvironment,
     disableGroup: () => Promise<void>,
+    onServerUpdate: () => void,
   ): void {
     const options = this.#options;
     const connection = new Connection({
@@ -270,7 +280,15 @@ export class Reflect<MD extends MutatorDefs = MutatorDefs> {
       roomID: this.roomID,
       schemaVersion: this.schemaVersion,
       auth: options.auth,
-      syncTarget: new StoreSyncTarget(store, localMutations, () => this.#updatePendingCount(), disableGroup),
+      syncTarget: new StoreSyncTarget(
+        store,
+        localMutations,
+        () => {
+          onServerUpdate();
+          this.#updatePendingCount();
+        },
+        disableGroup,
+      ),
       environment,
       logger: this.#logger,
       ...(options.metrics === undefined ? {} : { metrics: options.metrics }),

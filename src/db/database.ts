@@ -48,7 +48,7 @@ export interface DatabaseOptions {
   /** The head holding the local view. @default 'main' */
   readonly headName?: string | undefined;
   /** Called after every local mutation is committed (the pusher listens). */
-  readonly onLocalMutation?: (() => void) | undefined;
+  readonly onLocalMutation?: ((mutation: PendingMutation) => void) | undefined;
 }
 
 /**
@@ -69,7 +69,7 @@ export class Database {
   private readonly mutators: MutatorDefs;
   private readonly clock: () => number;
   private readonly indexByName: ReadonlyMap<string, CompiledIndex>;
-  private readonly onLocalMutation: (() => void) | undefined;
+  private readonly onLocalMutation: ((mutation: PendingMutation) => void) | undefined;
   private closed = false;
   private head!: Commit;
   private headIndexRoots!: ReadonlyMap<string, Hash>;
@@ -229,9 +229,10 @@ export class Database {
         timestamp: this.clock(),
         originalHash: null,
       };
-      return this.commitMutation(input, mutator, 'initial');
+      const committed = await this.commitMutation(input, mutator, 'initial');
+      return { ...committed, mutation: { id: input.mutationID, clientID: input.clientID, name, args: frozenArgs, timestamp: input.timestamp } };
     });
-    this.onLocalMutation?.();
+    this.onLocalMutation?.(out.mutation);
     await this.subscriptions.fire(out.change);
     return out.result;
   }
@@ -264,7 +265,7 @@ export class Database {
       return this.commitMutation(input, this.mutatorFor(m.name), 'rebase');
     });
     if (out === undefined) return false;
-    this.onLocalMutation?.();
+    this.onLocalMutation?.(m);
     await this.subscriptions.fire(out.change);
     return true;
   }

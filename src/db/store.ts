@@ -53,7 +53,7 @@ export interface CreateStoreOptions {
   /** @default console */
   logger?: StoreLogger;
   /** Called after each local mutation is committed (the pusher listens). */
-  onLocalMutation?: () => void;
+  onLocalMutation?: (mutation: PendingMutation) => void;
   /** The head holding this store's local view. @default 'main' */
   headName?: string;
 }
