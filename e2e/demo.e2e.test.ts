@@ -1,0 +1,122 @@
+import { mkdirSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { chromiumAvailable, launchChromium, SKIP_REASON } from './chromium';
+import { startDemoServer, type DemoServer } from './demo-server';
+
+const ARTIFACTS = resolve(import.meta.dirname, '..', 'test-artifacts');
+const WAIT = { timeout: 30_000 };
+
+describe.skipIf(!chromiumAvailable)(`the demo in real Chromium${chromiumAvailable ? '' : ` (skipped: ${SKIP_REASON})`}`, () => {
+  let server: DemoServer;
+  let browser: Browser;
+
+  beforeAll(async () => {
+    [server, browser] = await Promise.all([startDemoServer(), launchChromium()]);
+  }, 120_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await server?.close();
+  });
+
+  /** A new person: a browser context of their own (own IndexedDB), in `room`. */
+  async function person(room: string, user: string): Promise<Page> {
+    const context = await browser.newContext({ viewport: { width: 900, height: 620 } });
+    const page = await context.newPage();
+    page.on('pageerror', (error) => console.error(`[${user}] page error`, error));
+    await page.goto(`${server.url}/r/${room}?user=${user}`);
+    await page.waitForSelector('[data-testid=connection][data-state=connected]', WAIT);
+    return page;
+  }
+
+  async function add(page: Page, text: string): Promise<void> {
+    await page.fill('[data-testid=new-todo]', text);
+    await page.press('[data-testid=new-todo]', 'Enter');
+  }
+
+  function texts(page: Page): Promise<string[]> {
+    return page.$$eval('[data-testid=todo-text]', (nodes) => nodes.map((node) => node.textContent ?? ''));
+  }
+
+  async function waitForTexts(page: Page, expected: readonly string[]): Promise<void> {
+    await page.waitForFunction(
+      (want) => {
+        const have = [...document.querySelectorAll('[data-testid=todo-text]')].map((node) => node.textContent).sort();
+        return JSON.stringify(have) === JSON.stringify([...want].sort());
+      },
+      expected,
+      WAIT,
+    );
+  }
+
+  async function waitForSynced(page: Page): Promise<void> {
+    await page.waitForSelector('[data-testid=pending][data-count="0"]', WAIT);
+  }
+
+  it('an edit in one browser appears in the other', async () => {
+    const alice = await person('two-people', 'alice');
+    const bob = await person('two-people', 'bob');
+    await add(alice, 'Water the plants');
+    await waitForTexts(bob, ['Water the plants']);
+    await add(bob, 'Fix the bike');
+    await waitForTexts(alice, ['Water the plants', 'Fix the bike']);
+    await bob.getByRole('checkbox', { name: /Water the plants/ }).check();
+    await alice.waitForSelector('.todo.done', WAIT);
+
+    mkdirSync(ARTIFACTS, { recursive: true });
+    await waitForSynced(alice);
+    await alice.screenshot({ path: join(ARTIFACTS, 'demo-two-users.png') });
+    await alice.context().close();
+    await bob.context().close();
+  });
+
+  it('keeps offline edits across a reload and syncs them once when back online', async () => {
+    const alice = await person('offline', 'alice');
+    const bob = await person('offline', 'bob');
+    await add(bob, 'Shared before');
+    await waitForTexts(alice, ['Shared before']);
+
+    await alice.getByTestId('offline-toggle').click();
+    await alice.waitForSelector('[data-testid=connection][data-state=disconnected]', WAIT);
+    for (const text of ['Offline one', 'Offline two', 'Offline three']) await add(alice, text);
+    await add(bob, 'Online while alice is away');
+    await alice.waitForSelector('[data-testid=pending][data-count="3"]', WAIT);
+
+    await alice.reload();
+    await alice.waitForSelector('[data-testid=pending][data-count="3"]', WAIT);
+    expect(await alice.getAttribute('[data-testid=connection]', 'data-state')).toBe('disconnected');
+    // Every local edit survived the reload (server data received just before it may only come back on reconnect).
+    expect(await texts(alice)).toEqual(expect.arrayContaining(['Offline one', 'Offline two', 'Offline three']));
+
+    await alice.getByTestId('offline-toggle').click();
+    const all = ['Shared before', 'Offline one', 'Offline two', 'Offline three', 'Online while alice is away'];
+    await waitForTexts(alice, all);
+    await waitForTexts(bob, all);
+    await waitForSynced(alice);
+    expect(await texts(bob)).toHaveLength(all.length);
+    await alice.context().close();
+    await bob.context().close();
+  });
+
+  it('survives a server restart: disconnected, reconnects with back-off, converges', async () => {
+    const alice = await person('restart', 'alice');
+    const bob = await person('restart', 'bob');
+    await add(alice, 'Before the restart');
+    await waitForTexts(bob, ['Before the restart']);
+
+    await server.stop();
+    await alice.waitForSelector('[data-testid=connection][data-state=disconnected]', WAIT);
+    await bob.waitForSelector('[data-testid=connection][data-state=disconnected]', WAIT);
+    await add(alice, 'During the outage');
+    await server.restart();
+
+    await alice.waitForSelector('[data-testid=connection][data-state=connected]', { timeout: 90_000 });
+    await bob.waitForSelector('[data-testid=connection][data-state=connected]', { timeout: 90_000 });
+    await waitForTexts(bob, ['Before the restart', 'During the outage']);
+    await waitForSynced(alice);
+    await alice.context().close();
+    await bob.context().close();
+  }, 120_000);
+});
