@@ -216,6 +216,7 @@ export class LazyDagStore implements DagStore {
     const memCounts = this.#memCounts;
     const counts = await computeRefCounts(deltas, {
       tracks: (hash) => newChunks.has(hash) || memChunks.has(hash),
+      isNew: (hash) => newChunks.has(hash) && !memChunks.has(hash),
       count: (hash) => memCounts.get(hash) ?? 0,
       // A persist finishing meanwhile may have moved the chunk out of memory: then it holds nothing here.
       refs: (hash) => (newChunks.get(hash) ?? memChunks.get(hash))?.refs ?? [],

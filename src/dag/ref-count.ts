@@ -1,18 +1,24 @@
 /**
  * Reference counting shared by the persistent and the in-memory dag.
  *
- * A chunk contributes its refs (holds its children) exactly while its own
- * count is above zero. Given the count changes of one commit (heads moved,
- * chunks added), this follows every 0 ↔ positive transition down the graph
- * and returns the final count of each chunk it touched. Chunks whose final
- * count is 0 are garbage. The graph is acyclic (a chunk only refers to chunks
- * that existed before it), so this terminates.
+ * A chunk holds its children exactly while its own count is above zero.
+ * Given the count changes of one commit (heads moved), this settles every
+ * count as if all increments were applied before any decrement: first the new
+ * chunks that gain a reference take hold of their children, then the chunks
+ * whose final count is 0 let go of theirs. A chunk whose count ends above 0
+ * is never walked, so a head moving to a child of its old target costs what
+ * changed, not the length of the chain behind it. Returns the final count of
+ * every chunk whose count changed; chunks whose final count is 0 are garbage.
+ * The graph is acyclic (a chunk only refers to chunks that existed before
+ * it), so this terminates.
  */
 import type { Hash } from './types';
 
 export interface RefCountSource {
   /** Whether this dag keeps a count for the chunk (the memory dag ignores persisted chunks). */
   tracks(hash: Hash): boolean;
+  /** Whether the chunk was put in this commit: the only tracked chunks whose count may be 0 before it. */
+  isNew(hash: Hash): boolean;
   /** The count before this commit. */
   count(hash: Hash): number | Promise<number>;
   refs(hash: Hash): readonly Hash[] | Promise<readonly Hash[]>;
@@ -22,70 +28,77 @@ export async function computeRefCounts(
   deltas: ReadonlyMap<Hash, number>,
   source: RefCountSource,
 ): Promise<Map<Hash, number>> {
-  const counts = new Map<Hash, number>();
-  // Rounds, one graph level at a time: a new node and the old one it replaces
-  // usually sit at the same depth, so the +1 and -1 they give the children
-  // they share cancel out in the same round (see addChildDeltas).
-  let round = new Map<Hash, number>(deltas);
-  while (round.size > 0) {
-    // Stored counts and refs of a round are read together, so a slow store answers them in parallel.
-    const live: [Hash, number][] = [];
-    const loading: Promise<void>[] = [];
-    for (const [hash, delta] of round) {
-      if (delta === 0 || !source.tracks(hash)) continue;
-      live.push([hash, delta]);
-      if (counts.has(hash)) continue;
-      const c = source.count(hash);
-      if (typeof c === 'number') counts.set(hash, c);
-      else loading.push(c.then((n) => void counts.set(hash, n)));
-    }
-    if (loading.length > 0) await Promise.all(loading);
+  /** Change of each touched chunk's count so far. */
+  const net = new Map<Hash, number>();
+  const before = new Map<Hash, number>();
+  const born = new Set<Hash>();
+  const dead = new Set<Hash>();
+  const add = (hash: Hash, delta: number): boolean => {
+    if (!source.tracks(hash)) return false;
+    net.set(hash, (net.get(hash) ?? 0) + delta);
+    return true;
+  };
+  const countsOf = (hashes: Iterable<Hash>): Promise<unknown> | undefined => {
+    const missing: Hash[] = [];
+    for (const h of hashes) if (!before.has(h)) missing.push(h);
+    return load(missing, (h) => source.count(h), before);
+  };
+  let refs = new Map<Hash, readonly Hash[]>();
+  const refsOf = (hashes: readonly Hash[]): Promise<unknown> | undefined => {
+    refs = new Map();
+    return load(hashes, (h) => source.refs(h), refs);
+  };
+  // Awaits only what is pending: a memory dag runs this in one synchronous step.
+  let pending: Promise<unknown> | undefined;
 
-    const flips: [Hash, boolean][] = [];
-    for (const [hash, delta] of live) {
-      const before = counts.get(hash)!;
-      const after = before + delta;
-      counts.set(hash, after);
-      // Counts may dip below zero while rounds are pending; only the final ones must not.
-      if (before > 0 !== after > 0) flips.push([hash, after > 0]);
-    }
-    const refs = await Promise.all(flips.map(([hash]) => source.refs(hash)));
-    const gained: (readonly Hash[])[] = [];
-    const lost: (readonly Hash[])[] = [];
-    for (let i = 0; i < flips.length; i++) {
-      if (refs[i]!.length > 0) (flips[i]![1] ? gained : lost).push(refs[i]!);
-    }
-    round = childDeltas(gained, lost);
+  for (const [hash, delta] of deltas) if (delta !== 0) add(hash, delta);
+
+  // Increments, one graph level per round (a slow store answers a round's reads in parallel).
+  let grow = new Set<Hash>();
+  for (const [hash, delta] of net) if (delta > 0) grow.add(hash);
+  while (grow.size > 0) {
+    const candidates = [...grow].filter((h) => !before.has(h) && source.isNew(h));
+    if ((pending = countsOf(candidates))) await pending;
+    const births = candidates.filter((h) => before.get(h) === 0);
+    for (const h of births) born.add(h);
+    grow = new Set();
+    if ((pending = refsOf(births))) await pending;
+    for (const list of refs.values()) for (const r of list) if (add(r, +1)) grow.add(r);
   }
+
+  // Decrements: only a chunk whose final count is 0 is followed.
+  let shrink = new Set<Hash>();
+  for (const [hash, delta] of net) if (delta < 0) shrink.add(hash);
+  while (shrink.size > 0) {
+    if ((pending = countsOf(shrink))) await pending;
+    const deaths: Hash[] = [];
+    for (const h of shrink) {
+      const was = before.get(h)!;
+      if (!dead.has(h) && (was > 0 || born.has(h)) && was + net.get(h)! === 0) deaths.push(h);
+    }
+    for (const h of deaths) dead.add(h);
+    shrink = new Set();
+    if ((pending = refsOf(deaths))) await pending;
+    for (const list of refs.values()) for (const r of list) if (add(r, -1)) shrink.add(r);
+  }
+
+  const changed: Hash[] = [];
+  for (const [hash, delta] of net) if (delta !== 0 || dead.has(hash)) changed.push(hash);
+  if ((pending = countsOf(changed))) await pending;
+  const counts = new Map<Hash, number>();
+  for (const hash of changed) counts.set(hash, before.get(hash)! + net.get(hash)!);
   return counts;
 }
 
-/**
- * The count changes of the children of chunks that gained or lost their
- * last reference. A gained and a lost ref list are paired up: a node and its
- * replacement share most children in the same order, so their common prefix
- * and suffix cancel out without touching the map.
- */
-function childDeltas(gained: readonly (readonly Hash[])[], lost: readonly (readonly Hash[])[]): Map<Hash, number> {
-  const next = new Map<Hash, number>();
-  const add = (refs: readonly Hash[], from: number, to: number, delta: number) => {
-    for (let i = from; i < to; i++) next.set(refs[i]!, (next.get(refs[i]!) ?? 0) + delta);
-  };
-  const pairs = Math.min(gained.length, lost.length);
-  for (let p = 0; p < pairs; p++) {
-    const g = gained[p]!;
-    const l = lost[p]!;
-    const n = Math.min(g.length, l.length);
-    let prefix = 0;
-    while (prefix < n && g[prefix] === l[prefix]) prefix++;
-    let suffix = 0;
-    while (suffix < n - prefix && g[g.length - 1 - suffix] === l[l.length - 1 - suffix]) suffix++;
-    add(g, prefix, g.length - suffix, +1);
-    add(l, prefix, l.length - suffix, -1);
+/** Fills `into` from `get`; returns a promise only when some answer is one, so a memory dag stays synchronous. */
+function load<V>(hashes: readonly Hash[], get: (hash: Hash) => V | Promise<V>, into: Map<Hash, V>): Promise<unknown> | undefined {
+  let pending: Promise<void>[] | undefined;
+  for (const hash of hashes) {
+    const value = get(hash);
+    if (value instanceof Promise) (pending ??= []).push(value.then((v: V) => void into.set(hash, v)));
+    else into.set(hash, value);
   }
-  for (let p = pairs; p < gained.length; p++) add(gained[p]!, 0, gained[p]!.length, +1);
-  for (let p = pairs; p < lost.length; p++) add(lost[p]!, 0, lost[p]!.length, -1);
-  return next;
+  return pending === undefined ? undefined : Promise.all(pending);
 }
 
 /** Adds `delta` to the count of a head's old or new target. */

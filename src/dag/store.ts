@@ -155,6 +155,7 @@ class PersistentDagWrite extends PersistentDagRead implements DagWrite {
     const newChunks = this.#newChunks;
     const counts = await computeRefCounts(deltas, {
       tracks: () => true,
+      isNew: (hash) => newChunks.has(hash),
       count: (hash) => this.storedRefCount(hash),
       refs: (hash) => newChunks.get(hash)?.refs ?? this.storedRefs(hash),
     });
