@@ -16,7 +16,6 @@ import {
 import type { DbContext } from './db-context';
 import { MutationIDGapError, StoreClosedError, UnknownIndexError, UnknownMutatorError } from './errors';
 import { diffCommits } from './commit-diff';
-import { moveHeadTo } from './head-pin';
 import { compileIndex, type CompiledIndex, type IndexDefinitions } from './index-definition';
 import { cloneFrozenJSON } from './json-value';
 import { Lock } from './lock';
@@ -113,7 +112,7 @@ export class Database {
       let head = await readHeadCommit(dag, this.headName);
       if (head === undefined) head = await this.writeGenesis(dag);
       const fixed = await ensureIndexes(dag, head, this.ctx);
-      if (fixed !== head) await moveHeadTo(dag, this.headName, fixed);
+      if (fixed !== head) await dag.setHead(this.headName, fixed.hash);
       await dag.commit();
       return fixed;
     });
@@ -279,7 +278,7 @@ export class Database {
     const dag = await this.dag.write();
     try {
       const out = await runMutation(dag, this.head, input, mutator, reason, this.ctx);
-      await moveHeadTo(dag, this.headName, out.commit);
+      await dag.setHead(this.headName, out.commit.hash);
       await dag.commit();
       this.moveHead(out.commit);
       if (input.clientID === this.clientID) this.nextID = Math.max(this.nextID, input.mutationID + 1);
@@ -322,7 +321,7 @@ export class Database {
         const next = await readCommit(dag, hash);
         const { snapshot, locals } = await readChain(dag, next);
         const diff = await diffCommits(dag, this.head.data, next.data, 'all', this.ctx);
-        await moveHeadTo(dag, this.headName, next);
+        await dag.setHead(this.headName, next.hash);
         await dag.commit();
         this.adoptHead(next, snapshot, locals);
         const change = this.makeChange(diff);

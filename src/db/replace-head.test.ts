@@ -53,21 +53,3 @@ describe('Database.replaceHead', () => {
     expect(a.nextMutationID).toBe(4);
   });
 });
-
-describe('basis pin head', () => {
-  it('follows the basis of the head, and goes away on a snapshot head', async () => {
-    const { basisPinName } = await import('./head-pin');
-    const dag = new LazyDagStore(new PersistentDagStore(new MemoryStore('basis-pin')));
-    const db = await openDb(dag, 'main', 'c1');
-    const pin = () => dag.withRead((r) => r.getHead(basisPinName('main')));
-    expect(await pin()).toBeUndefined();
-    const genesis = db.headCommit.hash;
-    await db.mutate('put', { key: 'a', value: 1 });
-    expect(await pin()).toBe(genesis);
-    const first = db.headCommit.hash;
-    await db.mutate('put', { key: 'b', value: 1 });
-    expect(await pin()).toBe(first);
-    await db.replaceHead(genesis);
-    expect(await pin()).toBeUndefined();
-  });
-});

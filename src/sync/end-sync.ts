@@ -1,7 +1,6 @@
 import { readChain, readCommit, SYNC_HEAD, type Commit, type SnapshotCommitData } from '../db/commit';
 import { diffCommits } from '../db/commit-diff';
 import type { Database } from '../db/database';
-import { moveHeadTo } from '../db/head-pin';
 import { rebaseLocals } from '../db/rebase';
 import type { StoreChange } from '../db/subscriptions';
 import { WrongSyncHeadError } from './errors';
@@ -34,7 +33,7 @@ export async function endSync(db: Database, start: SyncStart): Promise<StoreChan
       if (candidates !== 'all') for (const changes of rebased.written.values()) for (const k of changes.keys()) candidates.add(k);
       const diff = await diffCommits(dag, oldHead.data, rebased.head.data, candidates, ctx);
 
-      await moveHeadTo(dag, db.headName, rebased.head);
+      await dag.setHead(db.headName, rebased.head.hash);
       await dag.removeHead(SYNC_HEAD);
       await dag.commit();
 
