@@ -12,6 +12,7 @@ const mutators = {
   },
 };
 
+const indexes = { byOwner: { prefix: 't/', jsonPointer: '/owner' } };
 const silent = { error() {}, warn() {}, info() {}, debug() {} };
 const warnings: string[] = [];
 const recordingLogger = { ...silent, warn: (...args: unknown[]) => void warnings.push(args.map(String).join(' ')) };
@@ -56,6 +57,22 @@ const steps = {
     const result = { cookie: store.cookie, lmid: store.lastMutationID, pending: store.pendingMutations().length, greeting };
     await store.close();
     return result;
+  },
+
+  async writeIndexed(name: string) {
+    const store = await createStore({ name, clientID: 'client-1', mutators, logger: silent, indexes });
+    for (const [key, owner] of [['t/1', 'bob'], ['t/2', 'alice'], ['t/3', 'bob'], ['t/4', 'carol']] as const) {
+      await store.mutate('put', { key, value: { owner } });
+    }
+    await store.close();
+  },
+
+  async readIndexed(name: string) {
+    const store = await createStore({ name, clientID: 'client-1', mutators, logger: silent, indexes });
+    const bob = await store.query((tx) => tx.scan({ indexName: 'byOwner', prefix: 'bob' }).keys().toArray());
+    const fromCarol = await store.query((tx) => tx.scan({ indexName: 'byOwner', start: { key: ['carol'] } }).keys().toArray());
+    await store.close();
+    return { bob, fromCarol };
   },
 
   /** The database is deleted by someone else (another tab, the user) while open. */

@@ -60,6 +60,19 @@ describe.skipIf(!chromiumAvailable)(`storage in real Chromium${chromiumAvailable
     expect(back.pending).toEqual([5, 6, 7, 8, 9, 10]);
   });
 
+  it('keeps secondary indexes across page loads', async () => {
+    await reload();
+    await step('writeIndexed', 'indexed-1');
+    await reload();
+    expect(await step('readIndexed', 'indexed-1')).toEqual({
+      bob: [
+        ['bob', 't/1'],
+        ['bob', 't/3'],
+      ],
+      fromCarol: [['carol', 't/4']],
+    });
+  });
+
   it('reports a database deleted under it as a typed error', async () => {
     await reload();
     const result = await step<{ error: string | null; message?: string }>('deletedUnderUs', 'deleted-1');
