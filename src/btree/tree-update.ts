@@ -64,7 +64,7 @@ async function updateNode(load: LoadNode, node: Node, ops: readonly Op[], lo: nu
 function updateLeaf(node: Node, ops: readonly Op[], lo: number, hi: number): Node[] {
   const entries = node.entries as readonly Entry[];
   const n = entries.length;
-  const out: Entry[] = [];
+  let out: Entry[] = [];
   // The size is kept up to date from the old one; untouched entries are not measured again.
   let total = nodeSize(node);
   let changed = false;
@@ -72,7 +72,9 @@ function updateLeaf(node: Node, ops: readonly Op[], lo: number, hi: number): Nod
   let j = lo;
   while (j < hi) {
     const [key, value] = ops[j++]!;
-    while (i < n && compareUTF8(entries[i]![0], key) < 0) out.push(entries[i++]!);
+    const at = seek(entries, key, i);
+    out = appendRange(out, entries, i, at);
+    i = at;
     if (i < n && entries[i]![0] === key) {
       const old = entries[i++]!;
       total -= leafEntrySize(old[0], old[1]);
@@ -85,9 +87,40 @@ function updateLeaf(node: Node, ops: readonly Op[], lo: number, hi: number): Nod
     }
   }
   if (!changed) return [node];
-  while (i < n) out.push(entries[i++]!);
+  out = appendRange(out, entries, i, n);
   if (out.length === 0) return [];
   return cut(0, out, total);
+}
+
+/**
+ * The first index from `from` on whose key is >= `key`, galloping: a batch of
+ * puts into a full leaf costs a few comparisons per put, not one per entry.
+ */
+function seek(entries: readonly Entry[], key: string, from: number): number {
+  const n = entries.length;
+  if (from >= n || compareUTF8(entries[from]![0], key) >= 0) return from;
+  let lo = from + 1;
+  let step = 1;
+  let hi = lo;
+  while (hi < n && compareUTF8(entries[hi]![0], key) < 0) {
+    lo = hi + 1;
+    step *= 2;
+    hi = lo + step - 1;
+  }
+  if (hi > n) hi = n;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (compareUTF8(entries[mid]![0], key) < 0) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+function appendRange(out: Entry[], from: readonly Entry[], start: number, end: number): Entry[] {
+  if (start >= end) return out;
+  if (out.length === 0) return from.slice(start, end);
+  for (let k = start; k < end; k++) out.push(from[k]!);
+  return out;
 }
 
 async function updateInternal(load: LoadNode, node: Node, ops: readonly Op[], lo: number, hi: number): Promise<Node[]> {

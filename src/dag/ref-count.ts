@@ -30,73 +30,95 @@ export async function computeRefCounts(
 ): Promise<Map<Hash, number>> {
   /** Change of each touched chunk's count so far. */
   const net = new Map<Hash, number>();
+  /** Counts before the commit, read only where needed. */
   const before = new Map<Hash, number>();
+  /** New chunks looked at in the increment phase (born: those whose count was 0). */
+  const checked = new Set<Hash>();
   const born = new Set<Hash>();
   const dead = new Set<Hash>();
-  const add = (hash: Hash, delta: number): boolean => {
-    if (!source.tracks(hash)) return false;
-    net.set(hash, (net.get(hash) ?? 0) + delta);
-    return true;
-  };
-  const countsOf = (hashes: Iterable<Hash>): Promise<unknown> | undefined => {
-    const missing: Hash[] = [];
-    for (const h of hashes) if (!before.has(h)) missing.push(h);
-    return load(missing, (h) => source.count(h), before);
-  };
-  let refs = new Map<Hash, readonly Hash[]>();
-  const refsOf = (hashes: readonly Hash[]): Promise<unknown> | undefined => {
-    refs = new Map();
-    return load(hashes, (h) => source.refs(h), refs);
-  };
   // Awaits only what is pending: a memory dag runs this in one synchronous step.
   let pending: Promise<unknown> | undefined;
+  let lists: (readonly Hash[])[] = [];
 
-  for (const [hash, delta] of deltas) if (delta !== 0) add(hash, delta);
-
+  let grow: Hash[] = [];
+  for (const [hash, delta] of deltas) {
+    if (delta === 0 || !source.tracks(hash)) continue;
+    net.set(hash, (net.get(hash) ?? 0) + delta);
+    if (delta > 0 && source.isNew(hash) && !checked.has(hash)) {
+      checked.add(hash);
+      grow.push(hash);
+    }
+  }
   // Increments, one graph level per round (a slow store answers a round's reads in parallel).
-  let grow = new Set<Hash>();
-  for (const [hash, delta] of net) if (delta > 0) grow.add(hash);
-  while (grow.size > 0) {
-    const candidates = [...grow].filter((h) => !before.has(h) && source.isNew(h));
-    if ((pending = countsOf(candidates))) await pending;
-    const births = candidates.filter((h) => before.get(h) === 0);
+  while (grow.length > 0) {
+    if ((pending = loadCounts(grow, source, before))) await pending;
+    const births = grow.filter((h) => before.get(h) === 0);
     for (const h of births) born.add(h);
-    grow = new Set();
-    if ((pending = refsOf(births))) await pending;
-    for (const list of refs.values()) for (const r of list) if (add(r, +1)) grow.add(r);
+    if ((pending = loadRefs(births, source, (lists = [])))) await pending;
+    grow = [];
+    for (const refs of lists) {
+      for (const r of refs) {
+        if (!source.tracks(r)) continue;
+        net.set(r, (net.get(r) ?? 0) + 1);
+        if (!checked.has(r) && source.isNew(r)) {
+          checked.add(r);
+          grow.push(r);
+        }
+      }
+    }
   }
 
   // Decrements: only a chunk whose final count is 0 is followed.
-  let shrink = new Set<Hash>();
-  for (const [hash, delta] of net) if (delta < 0) shrink.add(hash);
-  while (shrink.size > 0) {
-    if ((pending = countsOf(shrink))) await pending;
+  let shrink: Hash[] = [];
+  for (const [hash, delta] of net) if (delta < 0) shrink.push(hash);
+  while (shrink.length > 0) {
+    if ((pending = loadCounts(shrink, source, before))) await pending;
     const deaths: Hash[] = [];
     for (const h of shrink) {
       const was = before.get(h)!;
-      if (!dead.has(h) && (was > 0 || born.has(h)) && was + net.get(h)! === 0) deaths.push(h);
+      if (!dead.has(h) && (was > 0 || born.has(h)) && was + net.get(h)! === 0) {
+        dead.add(h);
+        deaths.push(h);
+      }
     }
-    for (const h of deaths) dead.add(h);
-    shrink = new Set();
-    if ((pending = refsOf(deaths))) await pending;
-    for (const list of refs.values()) for (const r of list) if (add(r, -1)) shrink.add(r);
+    if ((pending = loadRefs(deaths, source, (lists = [])))) await pending;
+    shrink = [];
+    for (const refs of lists) {
+      for (const r of refs) {
+        if (!source.tracks(r)) continue;
+        net.set(r, (net.get(r) ?? 0) - 1);
+        shrink.push(r);
+      }
+    }
   }
 
   const changed: Hash[] = [];
   for (const [hash, delta] of net) if (delta !== 0 || dead.has(hash)) changed.push(hash);
-  if ((pending = countsOf(changed))) await pending;
+  if ((pending = loadCounts(changed, source, before))) await pending;
   const counts = new Map<Hash, number>();
   for (const hash of changed) counts.set(hash, before.get(hash)! + net.get(hash)!);
   return counts;
 }
 
-/** Fills `into` from `get`; returns a promise only when some answer is one, so a memory dag stays synchronous. */
-function load<V>(hashes: readonly Hash[], get: (hash: Hash) => V | Promise<V>, into: Map<Hash, V>): Promise<unknown> | undefined {
+/** Reads the counts not read yet; returns a promise only when some answer is one. */
+function loadCounts(hashes: readonly Hash[], source: RefCountSource, into: Map<Hash, number>): Promise<unknown> | undefined {
   let pending: Promise<void>[] | undefined;
   for (const hash of hashes) {
-    const value = get(hash);
-    if (value instanceof Promise) (pending ??= []).push(value.then((v: V) => void into.set(hash, v)));
-    else into.set(hash, value);
+    if (into.has(hash)) continue;
+    const count = source.count(hash);
+    if (typeof count === 'number') into.set(hash, count);
+    else (pending ??= []).push(count.then((n) => void into.set(hash, n)));
+  }
+  return pending === undefined ? undefined : Promise.all(pending);
+}
+
+/** Appends the refs of each chunk to `into` (in any order); returns a promise only when some answer is one. */
+function loadRefs(hashes: readonly Hash[], source: RefCountSource, into: (readonly Hash[])[]): Promise<unknown> | undefined {
+  let pending: Promise<void>[] | undefined;
+  for (const hash of hashes) {
+    const refs = source.refs(hash);
+    if (refs instanceof Promise) (pending ??= []).push(refs.then((r) => void into.push(r)));
+    else into.push(refs as readonly Hash[]);
   }
   return pending === undefined ? undefined : Promise.all(pending);
 }
