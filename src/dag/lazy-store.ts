@@ -228,11 +228,15 @@ export class LazyDagStore implements DagStore {
       if (count === 0) {
         memChunks.delete(hash);
         memCounts.delete(hash);
-        continue;
+      } else if (memCounts.has(hash)) {
+        memCounts.set(hash, count);
+      } else {
+        const chunk = newChunks.get(hash);
+        if (chunk !== undefined && !memChunks.has(hash) && !this.#cache.has(hash)) {
+          memChunks.set(hash, chunk);
+          memCounts.set(hash, count);
+        }
       }
-      const chunk = newChunks.get(hash);
-      if (chunk !== undefined && !memChunks.has(hash) && !this.#cache.has(hash)) memChunks.set(hash, chunk);
-      if (memChunks.has(hash)) memCounts.set(hash, count);
     }
     for (const [name, hash] of heads) {
       this.#heads.set(name, hash);

@@ -36,6 +36,7 @@ export async function computeRefCounts(
   const checked = new Set<Hash>();
   const born = new Set<Hash>();
   const dead = new Set<Hash>();
+  const untracked = new Set<Hash>();
   // Awaits only what is pending: a memory dag runs this in one synchronous step.
   let pending: Promise<unknown> | undefined;
   let lists: (readonly Hash[])[] = [];
@@ -58,8 +59,18 @@ export async function computeRefCounts(
     grow = [];
     for (const refs of lists) {
       for (const r of refs) {
-        if (!source.tracks(r)) continue;
-        net.set(r, (net.get(r) ?? 0) + 1);
+        const n = net.get(r);
+        if (n !== undefined) {
+          net.set(r, n + 1);
+          continue;
+        }
+        // First sight of r: whether it is counted here, and whether it may be at 0, are asked once.
+        if (untracked.has(r)) continue;
+        if (!source.tracks(r)) {
+          untracked.add(r);
+          continue;
+        }
+        net.set(r, 1);
         if (!checked.has(r) && source.isNew(r)) {
           checked.add(r);
           grow.push(r);
@@ -69,9 +80,9 @@ export async function computeRefCounts(
   }
 
   // Decrements: only a chunk whose final count is 0 is followed.
-  let shrink: Hash[] = [];
-  for (const [hash, delta] of net) if (delta < 0) shrink.push(hash);
-  while (shrink.length > 0) {
+  let shrink = new Set<Hash>();
+  for (const [hash, delta] of net) if (delta < 0) shrink.add(hash);
+  while (shrink.size > 0) {
     if ((pending = loadCounts(shrink, source, before))) await pending;
     const deaths: Hash[] = [];
     for (const h of shrink) {
@@ -82,12 +93,18 @@ export async function computeRefCounts(
       }
     }
     if ((pending = loadRefs(deaths, source, (lists = [])))) await pending;
-    shrink = [];
+    shrink = new Set();
     for (const refs of lists) {
       for (const r of refs) {
-        if (!source.tracks(r)) continue;
-        net.set(r, (net.get(r) ?? 0) - 1);
-        shrink.push(r);
+        const n = net.get(r);
+        if (n !== undefined) net.set(r, n - 1);
+        else if (untracked.has(r)) continue;
+        else if (source.tracks(r)) net.set(r, -1);
+        else {
+          untracked.add(r);
+          continue;
+        }
+        shrink.add(r);
       }
     }
   }
@@ -101,7 +118,7 @@ export async function computeRefCounts(
 }
 
 /** Reads the counts not read yet; returns a promise only when some answer is one. */
-function loadCounts(hashes: readonly Hash[], source: RefCountSource, into: Map<Hash, number>): Promise<unknown> | undefined {
+function loadCounts(hashes: Iterable<Hash>, source: RefCountSource, into: Map<Hash, number>): Promise<unknown> | undefined {
   let pending: Promise<void>[] | undefined;
   for (const hash of hashes) {
     if (into.has(hash)) continue;
