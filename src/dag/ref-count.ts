@@ -24,116 +24,128 @@ export interface RefCountSource {
   refs(hash: Hash): readonly Hash[] | Promise<readonly Hash[]>;
 }
 
+/** What one commit does to one tracked chunk. */
+interface Slot {
+  readonly hash: Hash;
+  /** Change of its count so far. */
+  delta: number;
+  /** Its count before the commit, once read. */
+  before: number | undefined;
+  /** Whether it was asked if it is new. */
+  checked: boolean;
+  /** New, and gained its first reference: it holds its children. */
+  born: boolean;
+  /** Its final count is 0: it let go of its children. */
+  dead: boolean;
+  /** The last decrement round that queued it. */
+  round: number;
+}
+
 export async function computeRefCounts(
   deltas: ReadonlyMap<Hash, number>,
   source: RefCountSource,
 ): Promise<Map<Hash, number>> {
-  /** Change of each touched chunk's count so far. */
-  const net = new Map<Hash, number>();
-  /** Counts before the commit, read only where needed. */
-  const before = new Map<Hash, number>();
-  /** New chunks looked at in the increment phase (born: those whose count was 0). */
-  const checked = new Set<Hash>();
-  const born = new Set<Hash>();
-  const dead = new Set<Hash>();
+  const slots = new Map<Hash, Slot>();
   const untracked = new Set<Hash>();
+  // Whether a chunk is counted here is asked once per chunk, not once per reference to it.
+  const slotOf = (hash: Hash): Slot | undefined => {
+    let slot = slots.get(hash);
+    if (slot !== undefined || untracked.has(hash)) return slot;
+    if (!source.tracks(hash)) {
+      untracked.add(hash);
+      return undefined;
+    }
+    slot = { hash, delta: 0, before: undefined, checked: false, born: false, dead: false, round: 0 };
+    slots.set(hash, slot);
+    return slot;
+  };
   // Awaits only what is pending: a memory dag runs this in one synchronous step.
   let pending: Promise<unknown> | undefined;
   let lists: (readonly Hash[])[] = [];
 
-  let grow: Hash[] = [];
+  let grow: Slot[] = [];
   for (const [hash, delta] of deltas) {
-    if (delta === 0 || !source.tracks(hash)) continue;
-    net.set(hash, (net.get(hash) ?? 0) + delta);
-    if (delta > 0 && source.isNew(hash) && !checked.has(hash)) {
-      checked.add(hash);
-      grow.push(hash);
+    const slot = delta === 0 ? undefined : slotOf(hash);
+    if (slot === undefined) continue;
+    slot.delta += delta;
+    if (delta > 0 && !slot.checked) {
+      slot.checked = true;
+      if (source.isNew(hash)) grow.push(slot);
     }
   }
   // Increments, one graph level per round (a slow store answers a round's reads in parallel).
   while (grow.length > 0) {
-    if ((pending = loadCounts(grow, source, before))) await pending;
-    const births = grow.filter((h) => before.get(h) === 0);
-    for (const h of births) born.add(h);
+    if ((pending = loadCounts(grow, source))) await pending;
+    const births = grow.filter((slot) => slot.before === 0);
+    for (const slot of births) slot.born = true;
     if ((pending = loadRefs(births, source, (lists = [])))) await pending;
     grow = [];
     for (const refs of lists) {
       for (const r of refs) {
-        const n = net.get(r);
-        if (n !== undefined) {
-          net.set(r, n + 1);
-          continue;
-        }
-        // First sight of r: whether it is counted here, and whether it may be at 0, are asked once.
-        if (untracked.has(r)) continue;
-        if (!source.tracks(r)) {
-          untracked.add(r);
-          continue;
-        }
-        net.set(r, 1);
-        if (!checked.has(r) && source.isNew(r)) {
-          checked.add(r);
-          grow.push(r);
+        const slot = slotOf(r);
+        if (slot === undefined) continue;
+        slot.delta++;
+        if (!slot.checked) {
+          slot.checked = true;
+          if (source.isNew(r)) grow.push(slot);
         }
       }
     }
   }
 
   // Decrements: only a chunk whose final count is 0 is followed.
-  let shrink = new Set<Hash>();
-  for (const [hash, delta] of net) if (delta < 0) shrink.add(hash);
-  while (shrink.size > 0) {
-    if ((pending = loadCounts(shrink, source, before))) await pending;
-    const deaths: Hash[] = [];
-    for (const h of shrink) {
-      const was = before.get(h)!;
-      if (!dead.has(h) && (was > 0 || born.has(h)) && was + net.get(h)! === 0) {
-        dead.add(h);
-        deaths.push(h);
+  let shrink: Slot[] = [];
+  for (const slot of slots.values()) if (slot.delta < 0) shrink.push(slot);
+  for (let round = 1; shrink.length > 0; round++) {
+    if ((pending = loadCounts(shrink, source))) await pending;
+    const deaths: Slot[] = [];
+    for (const slot of shrink) {
+      const was = slot.before!;
+      if (!slot.dead && (was > 0 || slot.born) && was + slot.delta === 0) {
+        slot.dead = true;
+        deaths.push(slot);
       }
     }
     if ((pending = loadRefs(deaths, source, (lists = [])))) await pending;
-    shrink = new Set();
+    shrink = [];
     for (const refs of lists) {
       for (const r of refs) {
-        const n = net.get(r);
-        if (n !== undefined) net.set(r, n - 1);
-        else if (untracked.has(r)) continue;
-        else if (source.tracks(r)) net.set(r, -1);
-        else {
-          untracked.add(r);
-          continue;
+        const slot = slotOf(r);
+        if (slot === undefined) continue;
+        slot.delta--;
+        if (slot.round !== round) {
+          slot.round = round;
+          shrink.push(slot);
         }
-        shrink.add(r);
       }
     }
   }
 
-  const changed: Hash[] = [];
-  for (const [hash, delta] of net) if (delta !== 0 || dead.has(hash)) changed.push(hash);
-  if ((pending = loadCounts(changed, source, before))) await pending;
+  const changed: Slot[] = [];
+  for (const slot of slots.values()) if (slot.delta !== 0 || slot.dead) changed.push(slot);
+  if ((pending = loadCounts(changed, source))) await pending;
   const counts = new Map<Hash, number>();
-  for (const hash of changed) counts.set(hash, before.get(hash)! + net.get(hash)!);
+  for (const slot of changed) counts.set(slot.hash, slot.before! + slot.delta);
   return counts;
 }
 
 /** Reads the counts not read yet; returns a promise only when some answer is one. */
-function loadCounts(hashes: Iterable<Hash>, source: RefCountSource, into: Map<Hash, number>): Promise<unknown> | undefined {
+function loadCounts(slots: readonly Slot[], source: RefCountSource): Promise<unknown> | undefined {
   let pending: Promise<void>[] | undefined;
-  for (const hash of hashes) {
-    if (into.has(hash)) continue;
-    const count = source.count(hash);
-    if (typeof count === 'number') into.set(hash, count);
-    else (pending ??= []).push(count.then((n) => void into.set(hash, n)));
+  for (const slot of slots) {
+    if (slot.before !== undefined) continue;
+    const count = source.count(slot.hash);
+    if (typeof count === 'number') slot.before = count;
+    else (pending ??= []).push(count.then((n) => void (slot.before = n)));
   }
   return pending === undefined ? undefined : Promise.all(pending);
 }
 
 /** Appends the refs of each chunk to `into` (in any order); returns a promise only when some answer is one. */
-function loadRefs(hashes: readonly Hash[], source: RefCountSource, into: (readonly Hash[])[]): Promise<unknown> | undefined {
+function loadRefs(slots: readonly Slot[], source: RefCountSource, into: (readonly Hash[])[]): Promise<unknown> | undefined {
   let pending: Promise<void>[] | undefined;
-  for (const hash of hashes) {
-    const refs = source.refs(hash);
+  for (const slot of slots) {
+    const refs = source.refs(slot.hash);
     if (refs instanceof Promise) (pending ??= []).push(refs.then((r) => void into.push(r)));
     else into.push(refs as readonly Hash[]);
   }
