@@ -51,6 +51,33 @@ describe.skipIf(!chromiumAvailable)(`the demo in real Chromium${chromiumAvailabl
     );
   }
 
+  /**
+   * Waits until `count` edits are in the write-ahead log in IndexedDB — a few
+   * milliseconds after they show, and long before a person could reload.
+   */
+  async function waitForLogged(page: Page, database: string, count: number): Promise<void> {
+    await page.waitForFunction(
+      async ([name, want]) => {
+        const db = await new Promise<IDBDatabase>((resolve, reject) => {
+          const request = indexedDB.open(name as string);
+          request.onsuccess = () => resolve(request.result);
+          request.onerror = () => reject(request.error);
+        });
+        try {
+          const bounds = await new Promise<{ first: number; next: number } | undefined>((resolve) => {
+            const request = db.transaction('kv').objectStore('kv').get('g/log');
+            request.onsuccess = () => resolve(request.result);
+          });
+          return bounds !== undefined && bounds.next - bounds.first >= (want as number);
+        } finally {
+          db.close();
+        }
+      },
+      [database, count] as const,
+      WAIT,
+    );
+  }
+
   async function waitForSynced(page: Page): Promise<void> {
     await page.waitForSelector('[data-testid=pending][data-count="0"]', WAIT);
   }
@@ -83,6 +110,7 @@ describe.skipIf(!chromiumAvailable)(`the demo in real Chromium${chromiumAvailabl
     for (const text of ['Offline one', 'Offline two', 'Offline three']) await add(alice, text);
     await add(bob, 'Online while alice is away');
     await alice.waitForSelector('[data-testid=pending][data-count="3"]', WAIT);
+    await waitForLogged(alice, 'roomsync:alice:offline:log', 3);
 
     await alice.reload();
     await alice.waitForSelector('[data-testid=pending][data-count="3"]', WAIT);
@@ -98,6 +126,35 @@ describe.skipIf(!chromiumAvailable)(`the demo in real Chromium${chromiumAvailabl
     expect(await texts(bob)).toHaveLength(all.length);
     await alice.context().close();
     await bob.context().close();
+  });
+
+  it('two tabs of one browser each keep their own store slot and lose nothing across reloads', async () => {
+    const context = await browser.newContext();
+    const open = async () => {
+      const page = await context.newPage();
+      await page.goto(`${server.url}/r/tabs?user=tess`);
+      await page.waitForSelector('[data-testid=connection][data-state=connected]', WAIT);
+      return page;
+    };
+    const [first, second] = [await open(), await open()];
+    await add(first, 'From tab one');
+    await add(second, 'From tab two');
+    await waitForTexts(first, ['From tab one', 'From tab two']);
+    await waitForTexts(second, ['From tab one', 'From tab two']);
+    const databases = await first.evaluate(async () => (await indexedDB.databases()).map((db) => db.name).sort());
+    expect(databases).toEqual(['roomsync:tess:tabs', 'roomsync:tess:tabs:log', 'roomsync:tess:tabs~1', 'roomsync:tess:tabs~1:log']);
+
+    await first.getByTestId('offline-toggle').click();
+    await add(first, 'Offline in tab one');
+    await waitForLogged(first, 'roomsync:tess:tabs:log', 1);
+    await first.reload();
+    await second.reload();
+    await first.waitForSelector('[data-testid=pending][data-count="1"]', WAIT);
+    await first.getByTestId('offline-toggle').click();
+    const all = ['From tab one', 'From tab two', 'Offline in tab one'];
+    await waitForTexts(first, all);
+    await waitForTexts(second, all);
+    await context.close();
   });
 
   it('survives a server restart: disconnected, reconnects with back-off, converges', async () => {

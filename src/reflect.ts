@@ -24,6 +24,8 @@ import { Logger } from './logging/logger';
 import type { Metrics } from './metrics/metrics';
 import { disableClientGroup, resolveClientGroup } from './persist/client-group';
 import { DurableMutations } from './persist/durable-mutations';
+import { acquireStoreSlot, sessionSlotMemory, type LockManagerLike } from './persist/store-slot';
+import { MemoryStore } from './kv/memory-store';
 
 export interface ReflectOptions<MD extends MutatorDefs> {
   /** The signed-in user; part of the local store name. Must not be empty. */
@@ -58,6 +60,12 @@ export interface ReflectOptions<MD extends MutatorDefs> {
   readonly kvStore?: KvStore;
   /** The IndexedDB to open the local store in. @default globalThis.indexedDB */
   readonly idbFactory?: IDBFactory;
+  /**
+   * Web Locks that give each page its own slot of the local store, so two tabs
+   * never write one store at once (see persist/store-slot.ts). null: no locking.
+   * @default globalThis.navigator.locks
+   */
+  readonly storeLocks?: LockManagerLike | null;
 }
 
 /** `r.mutate.name(args)`: the mutator's args, and a promise of what it returns. */
@@ -106,6 +114,8 @@ export class Reflect<MD extends MutatorDefs = MutatorDefs> {
   #pendingCount = 0;
   #stopPersistOnHide: (() => void) | undefined;
   #clientGroupID: string | undefined;
+  #releaseSlot: (() => void) | undefined;
+  #closeLogStore: (() => Promise<void>) | undefined;
 
   constructor(options: ReflectOptions<MD>) {
     if (typeof options.userID !== 'string' || options.userID === '') {
@@ -207,18 +217,42 @@ export class Reflect<MD extends MutatorDefs = MutatorDefs> {
     this.#connection?.close();
     this.#stopPersistOnHide?.();
     await store.close();
+    await this.#closeLogStore?.();
+    this.#releaseSlot?.();
     await this.#logger.flush();
+  }
+
+  /**
+   * The IndexedDB stores of the first free slot: the data, and the write-ahead
+   * log beside it (a database of its own, so an append never waits behind a
+   * persist). In memory when no slot can be had.
+   */
+  async #openLocalStores(): Promise<{ kvStore: KvStore; logStore: KvStore; exclusive: boolean }> {
+    const options = this.#options;
+    const locks = storeLocksOf(options.storeLocks);
+    const slot = await acquireStoreSlot(this.idbName, locks, sessionSlotMemory());
+    if (slot === undefined) {
+      this.#logger.error?.(`Every local store slot of ${this.idbName} is in use by other pages; this page keeps its data in memory only`);
+      const memory = new MemoryStore(`${this.idbName}#${this.clientID}`);
+      return { kvStore: memory, logStore: memory, exclusive: false };
+    }
+    this.#releaseSlot = slot.release;
+    const open = (name: string) =>
+      openStore(name, {
+        logger: { warn: (message, ...details) => this.#logger.error?.(message, ...details) },
+        ...(options.idbFactory === undefined ? {} : { idbFactory: options.idbFactory }),
+      });
+    const [kvStore, logStore] = await Promise.all([open(slot.name), open(`${slot.name}:log`)]);
+    // Exclusive only when the slot is really held (Web Locks): then no other page appends to this log.
+    return { kvStore, logStore, exclusive: locks !== undefined };
   }
 
   async #open(environment: ConnectionEnvironment): Promise<Store> {
     const options = this.#options;
     const localMutations = new LocalMutationSignal();
-    const kvStore =
-      options.kvStore ??
-      (await openStore(this.idbName, {
-        logger: { warn: (message, ...details) => this.#logger.info?.(message, ...details) },
-        ...(options.idbFactory === undefined ? {} : { idbFactory: options.idbFactory }),
-      }));
+    const { kvStore, logStore, exclusive } = options.kvStore
+      ? { kvStore: options.kvStore, logStore: options.kvStore, exclusive: false }
+      : await this.#openLocalStores();
     const clientGroupID = await resolveClientGroup(kvStore, {
       mutatorNames: Object.keys(options.mutators ?? {}),
       indexes: options.indexes ?? {},
@@ -226,10 +260,15 @@ export class Reflect<MD extends MutatorDefs = MutatorDefs> {
       onDiscard: (reason) => this.#logger.info?.(`Starting a new client group: ${reason}`),
     });
     this.#clientGroupID = clientGroupID;
-    const durable = new DurableMutations(kvStore, {
-      error: (message, ...details) => this.#logger.error?.(message, ...details),
-      info: (message, ...details) => this.#logger.info?.(message, ...details),
-    });
+    const durable = new DurableMutations(
+      logStore,
+      {
+        error: (message, ...details) => this.#logger.error?.(message, ...details),
+        info: (message, ...details) => this.#logger.info?.(message, ...details),
+      },
+      { exclusive },
+    );
+    if (logStore !== kvStore) this.#closeLogStore = () => logStore.close();
     const store = await createStore({
       kvStore,
       clientID: this.clientID,
@@ -247,6 +286,8 @@ export class Reflect<MD extends MutatorDefs = MutatorDefs> {
     this.#store = store;
     if (this.#closed) {
       await store.close();
+      await this.#closeLogStore?.();
+      this.#releaseSlot?.();
       return store;
     }
     await durable.recover(store);
@@ -351,6 +392,12 @@ export class Reflect<MD extends MutatorDefs = MutatorDefs> {
     this.#pendingCount = count;
     for (const listener of [...this.#pendingListeners]) listener(count);
   }
+}
+
+/** The Web Locks to take store slots with: the option, else the browser's; none in Node. */
+function storeLocksOf(option: LockManagerLike | null | undefined): LockManagerLike | undefined {
+  if (option !== undefined) return option ?? undefined;
+  return (globalThis as { navigator?: { locks?: LockManagerLike } }).navigator?.locks;
 }
 
 function storeLogger(logger: Logger): StoreLogger {

@@ -26,8 +26,9 @@ export class DurableMutations {
   #lastAppendedID = 0;
   #checkpointing: Promise<void> | undefined;
 
-  constructor(kv: KvStore, logger: DurabilityLogger) {
-    this.#log = new MutationLog(kv);
+  /** `kv` holds the log: best a store of its own, so appends never wait behind a persist of the dag. */
+  constructor(kv: KvStore, logger: DurabilityLogger, { exclusive = false }: { exclusive?: boolean } = {}) {
+    this.#log = new MutationLog(kv, { exclusive });
     this.#logger = logger;
   }
 
