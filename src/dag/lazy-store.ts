@@ -39,14 +39,19 @@ export interface LazyDagStoreOptions {
   onCommit?: () => void;
 }
 
+interface MemoryChunk {
+  readonly chunk: Chunk;
+  count: number;
+}
+
 export class LazyDagStore implements DagStore {
   readonly #persistent: DagStore;
   readonly #lock = new RWLock();
   readonly #createHash: CreateHash;
   readonly #onCommit: (() => void) | undefined;
   readonly #cache: ChunkCache;
-  readonly #memChunks = new Map<Hash, Chunk>();
-  readonly #memCounts = new Map<Hash, number>();
+  /** Memory-only chunks with their memory ref counts (always above 0). */
+  readonly #mem = new Map<Hash, MemoryChunk>();
   /** Heads known in memory; `undefined` means known to be absent. */
   readonly #heads = new Map<string, Hash | undefined>();
   /** Heads changed since the last persist. */
@@ -89,7 +94,7 @@ export class LazyDagStore implements DagStore {
 
   /** Memory-only chunks not yet persisted (for tests and metrics). */
   get memoryOnlyChunkCount(): number {
-    return this.#memChunks.size;
+    return this.#mem.size;
   }
 
   /** Estimated bytes held by the cache of persisted chunks. */
@@ -132,10 +137,7 @@ export class LazyDagStore implements DagStore {
       throw e;
     }
     for (const chunk of chunks) {
-      if (this.#memChunks.get(chunk.hash) === chunk) {
-        this.#memChunks.delete(chunk.hash);
-        this.#memCounts.delete(chunk.hash);
-      }
+      if (this.#mem.get(chunk.hash)?.chunk === chunk) this.#mem.delete(chunk.hash);
       this.#cache.put(chunk, estimateChunkSize(chunk));
     }
   }
@@ -151,7 +153,7 @@ export class LazyDagStore implements DagStore {
     const enter = (hash: Hash | undefined): void => {
       if (hash === undefined || seen.has(hash)) return;
       seen.add(hash);
-      const chunk = this.#memChunks.get(hash);
+      const chunk = this.#mem.get(hash)?.chunk;
       if (chunk !== undefined) stack.push({ chunk, next: 0 });
     };
     for (const root of roots) {
@@ -177,7 +179,7 @@ export class LazyDagStore implements DagStore {
 
   /** @internal */
   memoryChunk(hash: Hash): Chunk | undefined {
-    return this.#memChunks.get(hash) ?? this.#cache.get(hash);
+    return this.#mem.get(hash)?.chunk ?? this.#cache.get(hash);
   }
 
   /** @internal */
@@ -187,7 +189,7 @@ export class LazyDagStore implements DagStore {
 
   /** @internal */
   cacheLoaded(chunk: Chunk): void {
-    if (!this.#memChunks.has(chunk.hash)) this.#cache.put(chunk, estimateChunkSize(chunk));
+    if (!this.#mem.has(chunk.hash)) this.#cache.put(chunk, estimateChunkSize(chunk));
   }
 
   /** @internal */
@@ -212,31 +214,26 @@ export class LazyDagStore implements DagStore {
       addDelta(deltas, oldHeads.get(name), -1);
       addDelta(deltas, hash, +1);
     }
-    const memChunks = this.#memChunks;
-    const memCounts = this.#memCounts;
+    const mem = this.#mem;
     const counts = await computeRefCounts(deltas, {
-      tracks: (hash) => newChunks.has(hash) || memChunks.has(hash),
-      isNew: (hash) => newChunks.has(hash) && !memChunks.has(hash),
-      count: (hash) => memCounts.get(hash) ?? 0,
+      tracks: (hash) => newChunks.has(hash) || mem.has(hash),
+      isNew: (hash) => newChunks.has(hash) && !mem.has(hash),
+      count: (hash) => mem.get(hash)?.count ?? 0,
       // A persist finishing meanwhile may have moved the chunk out of memory: then it holds nothing here.
-      refs: (hash) => (newChunks.get(hash) ?? memChunks.get(hash))?.refs ?? [],
+      refs: (hash) => (newChunks.get(hash) ?? mem.get(hash)?.chunk)?.refs ?? [],
     });
     for (const [hash, count] of counts) {
       if (count < 0) throw new CorruptedStorageError(hash, 'a memory ref count dropped below 0');
     }
     for (const [hash, count] of counts) {
-      if (count === 0) {
-        memChunks.delete(hash);
-        memCounts.delete(hash);
-      } else if (memCounts.has(hash)) {
-        memCounts.set(hash, count);
-      } else {
-        const chunk = newChunks.get(hash);
-        if (chunk !== undefined && !memChunks.has(hash) && !this.#cache.has(hash)) {
-          memChunks.set(hash, chunk);
-          memCounts.set(hash, count);
-        }
+      const entry = mem.get(hash);
+      if (entry !== undefined) {
+        if (count === 0) mem.delete(hash);
+        else entry.count = count;
+        continue;
       }
+      const chunk = count === 0 ? undefined : newChunks.get(hash);
+      if (chunk !== undefined && !this.#cache.has(hash)) mem.set(hash, { chunk, count });
     }
     for (const [name, hash] of heads) {
       this.#heads.set(name, hash);
