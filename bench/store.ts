@@ -132,8 +132,14 @@ async function timed(body: () => Promise<unknown>): Promise<number> {
 
 // ---- the rows ----
 
-/** (a) mutations per second. */
+/** (a) mutations per second, best of 3 fresh stores. */
 async function sequentialPuts(make: Make): Promise<number> {
+  let best = 0;
+  for (let r = 0; r < 3; r++) best = Math.max(best, await sequentialPutsOnce(make));
+  return best;
+}
+
+async function sequentialPutsOnce(make: Make): Promise<number> {
   const c = await make();
   const ms = await timed(async () => {
     for (let i = 0; i < SEQUENTIAL_PUTS; i++) await c.mutate('put', { key: key(i), value: i });
