@@ -4,6 +4,20 @@ import type { DemoClient } from './client';
 
 const LABELS = { connected: 'Connected', connecting: 'Connecting…', disconnected: 'Disconnected' } as const;
 
+/** Disconnect reasons (protocol error kinds and close kinds) in words; anything else is shown as it is. */
+const REASONS: Record<string, string> = {
+  AbruptClose: 'connection lost',
+  CleanClose: 'server closed the connection',
+  ClientDisconnected: 'offline by choice',
+  ConnectTimeout: 'server unreachable',
+  PingTimeout: 'server not answering',
+  Unauthorized: 'not allowed in',
+  AuthInvalidated: 'signed out',
+  RoomNotFound: 'no such room',
+  RoomClosed: 'room closed',
+  Hidden: 'page hidden',
+};
+
 /** Seconds until `at`, re-rendering every second while it counts down. */
 function useCountdown(at: number | undefined): number | undefined {
   const [now, setNow] = useState(() => Date.now());
@@ -20,10 +34,18 @@ export function ConnectionIndicator({ client }: { readonly client: DemoClient })
   const seconds = useCountdown(status.state === 'disconnected' ? status.nextRetryAt : undefined);
   const detail =
     status.state === 'disconnected'
-      ? [status.reason, seconds !== undefined ? `retrying in ${seconds}s` : undefined].filter(Boolean).join(' · ')
+      ? [status.reason && (REASONS[status.reason] ?? status.reason), seconds !== undefined ? `retrying in ${seconds}s` : undefined]
+          .filter(Boolean)
+          .join(' · ')
       : '';
   return (
-    <span className={`connection ${status.state}`} data-testid="connection" data-state={status.state} role="status">
+    <span
+      className={`connection ${status.state}`}
+      data-testid="connection"
+      data-state={status.state}
+      data-reason={status.reason}
+      role="status"
+    >
       <span className="dot" aria-hidden="true" />
       {LABELS[status.state]}
       {detail && <span className="detail">{detail}</span>}
