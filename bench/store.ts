@@ -19,6 +19,7 @@ const SUBSCRIPTIONS = 100;
 const POKE_PUTS = 10;
 /** Replicache persists its memory layer after about a second of idle time, and only then. */
 const REPLICACHE_PERSIST_WAIT_MS = 3_000;
+const REPLICACHE_SETUP_WAIT_MS = 50;
 
 function kbValue(i: number): { id: number; name: string; text: string } {
   return { id: i, name: `name-${i % 1000}`, text: 'x'.repeat(KB - 50) + String(i).padStart(8, '0') };
@@ -114,12 +115,22 @@ async function replicache({ name = freshName(), indexes = {} }: Options = {}): P
     poke: (baseCookie, cookie, patch) =>
       rep.poke({ baseCookie, pullResponse: { cookie, lastMutationIDChanges: {}, patch: patch as never } }),
     settle: () => sleep(REPLICACHE_PERSIST_WAIT_MS),
-    close: () => rep.close(),
+    close: () => closeReplicache(rep),
     destroy: async () => {
-      await rep.close();
+      await closeReplicache(rep);
       await dropDatabase(rep.idbName, { kvStore: 'mem' });
     },
   };
+}
+
+/**
+ * Replicache starts an interval late in its setup and clears it when closed;
+ * closed before that point, the interval stays and the process never exits.
+ */
+async function closeReplicache(rep: { clientGroupID: Promise<string>; close(): Promise<void> }): Promise<void> {
+  await rep.clientGroupID;
+  await sleep(REPLICACHE_SETUP_WAIT_MS);
+  await rep.close();
 }
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
