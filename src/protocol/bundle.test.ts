@@ -18,5 +18,5 @@ it('a browser bundle of src/protocol contains the precompiled validators but no 
   expect(code).not.toMatch(/new Function|\beval\(/);
   expect(code).toContain('must have required property');
   // Size budget for the whole protocol layer, minified (not gzipped).
-  expect(code.length).toBeLessThan(120_000);
+  expect(code.length).toBeLessThan(60_000);
 });
