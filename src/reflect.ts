@@ -387,7 +387,7 @@ export class Reflect<MD extends MutatorDefs = MutatorDefs> {
   }
 
   #updatePendingCount(): void {
-    const count = this.#store?.pendingMutations().length ?? 0;
+    const count = this.#store?.pendingMutationCount ?? 0;
     if (count === this.#pendingCount) return;
     this.#pendingCount = count;
     for (const listener of [...this.#pendingListeners]) listener(count);

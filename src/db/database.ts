@@ -192,6 +192,10 @@ export class Database {
     return this.pending.slice();
   }
 
+  get pendingMutationCount(): number {
+    return this.pending.length;
+  }
+
   /** Keys written by a local commit, if it was made in this session. */
   keysWrittenBy(hash: Hash): readonly string[] | undefined {
     return this.writtenKeys.get(hash);

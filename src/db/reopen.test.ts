@@ -37,6 +37,7 @@ describe('persistence on IndexedDB (fake-indexeddb)', () => {
     expect(b.pendingMutations().map((m) => [m.id, m.name])).toEqual([[2, 'put']]);
     await b.mutate('inc', { key: 'z', by: 1 });
     expect(b.pendingMutations().map((m) => m.id)).toEqual([2, 3]);
+    expect(b.pendingMutationCount).toBe(2);
     await b.applyServerUpdate({ baseCookie: 7, cookie: 8, lastMutationIDChanges: { c1: 2 }, patch: [{ op: 'put', key: 's', value: 0 }, { op: 'put', key: 'y', value: 2 }] });
     expect(await b.query((tx) => tx.scan().keys().toArray())).toEqual(['s', 'x', 'y', 'z']);
     await b.close();

@@ -71,6 +71,8 @@ export interface Store {
   applyServerUpdate(update: ServerUpdate): Promise<void>;
   /** Mutations the server has not acknowledged, in order. */
   pendingMutations(): PendingMutation[];
+  /** How many there are, without copying them. */
+  readonly pendingMutationCount: number;
   /** The last mutation id of a client this state holds (acknowledged or pending); 0 when none. */
   lastKnownMutationID(clientID: string): number;
   /**
@@ -158,6 +160,10 @@ class StoreImpl implements Store {
 
   pendingMutations(): PendingMutation[] {
     return this.db.pendingMutations();
+  }
+
+  get pendingMutationCount(): number {
+    return this.db.pendingMutationCount;
   }
 
   lastKnownMutationID(clientID: string): number {
