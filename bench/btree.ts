@@ -1,7 +1,7 @@
 /**
  * Micro-benchmarks of the store engine below db/: B+tree over the lazy dag
  * over the persistent dag over a MemoryStore. Prints figures; asserts nothing.
- *   npx tsx bench/btree.ts
+ *   npm run bench -- btree
  */
 import { readBTree, writeBTree } from '../src/btree/btree';
 import { LazyDagStore } from '../src/dag/lazy-store';
@@ -52,7 +52,7 @@ async function time<T>(label: string, fn: () => Promise<T>, bytes?: number, repe
   return result;
 }
 
-async function main(): Promise<void> {
+export async function runBTreeBench(): Promise<void> {
   const payloadBytes = KEYS * VALUE_BYTES;
 
   for (let round = 0; round < 2; round++) {
@@ -126,5 +126,3 @@ async function main(): Promise<void> {
     );
   }
 }
-
-await main();

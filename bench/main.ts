@@ -7,6 +7,7 @@ export {};
 const BENCHES: Record<string, () => Promise<() => Promise<void>>> = {
   protocol: async () => (await import('./protocol')).runProtocolBench,
   store: async () => (await import('./store')).runStoreBench,
+  btree: async () => (await import('./btree')).runBTreeBench,
   server: async () => (await import('./server')).runServerBench,
 };
 
