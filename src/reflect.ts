@@ -18,6 +18,7 @@ import type { MutatorDefs, ReadTransaction, WriteTransaction } from './db/transa
 import type { WatchCallback, WatchOptions } from './db/watch';
 import { openStore } from './kv/idb-store';
 import type { KvStore } from './kv/types';
+import type { KvProvider } from './kv/provider';
 import { createConsoleSink } from './logging/console-sink';
 import type { LogLevel, LogSink } from './logging/log-sink';
 import { Logger } from './logging/logger';
@@ -56,8 +57,8 @@ export interface ReflectOptions<MD extends MutatorDefs> {
   readonly onClientStateNotFound?: () => void;
   /** Replaces parts of the platform (socket constructor, clock, timers, random, visibility, network). For tests and Node. */
   readonly environment?: Partial<ConnectionEnvironment>;
-  /** Keep the data in this kv store instead of IndexedDB (e.g. a MemoryStore in tests). */
-  readonly kvStore?: KvStore;
+  /** Keep the data in this kv store, or in the stores of this provider, instead of IndexedDB. */
+  readonly kvStore?: KvStore | KvProvider;
   /** The IndexedDB to open the local store in. @default globalThis.indexedDB */
   readonly idbFactory?: IDBFactory;
   /**
@@ -250,9 +251,11 @@ export class Reflect<MD extends MutatorDefs = MutatorDefs> {
   async #open(environment: ConnectionEnvironment): Promise<Store> {
     const options = this.#options;
     const localMutations = new LocalMutationSignal();
-    const { kvStore, logStore, exclusive } = options.kvStore
-      ? { kvStore: options.kvStore, logStore: options.kvStore, exclusive: false }
-      : await this.#openLocalStores();
+    const { kvStore, logStore, exclusive } = isKvProvider(options.kvStore)
+      ? { kvStore: await options.kvStore.open(this.idbName), logStore: await options.kvStore.open(`${this.idbName}:log`), exclusive: false }
+      : options.kvStore
+        ? { kvStore: options.kvStore, logStore: options.kvStore, exclusive: false }
+        : await this.#openLocalStores();
     const clientGroupID = await resolveClientGroup(kvStore, {
       mutatorNames: Object.keys(options.mutators ?? {}),
       indexes: options.indexes ?? {},
@@ -398,6 +401,10 @@ export class Reflect<MD extends MutatorDefs = MutatorDefs> {
 function storeLocksOf(option: LockManagerLike | null | undefined): LockManagerLike | undefined {
   if (option !== undefined) return option ?? undefined;
   return (globalThis as { navigator?: { locks?: LockManagerLike } }).navigator?.locks;
+}
+
+function isKvProvider(value: KvStore | KvProvider | undefined): value is KvProvider {
+  return typeof (value as Partial<KvProvider> | undefined)?.open === 'function';
 }
 
 function storeLogger(logger: Logger): StoreLogger {

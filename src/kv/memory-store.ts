@@ -10,6 +10,8 @@ import type { KvRead, KvStore, KvWrite } from './types';
 interface SharedData {
   readonly map: Map<string, ReadonlyJSONValue>;
   readonly lock: RWLock;
+  /** Set by drop(): instances still holding it are closed, as a deleted database closes its connections. */
+  dropped: boolean;
 }
 
 const registry = new Map<string, SharedData>();
@@ -17,7 +19,7 @@ const registry = new Map<string, SharedData>();
 function shared(name: string): SharedData {
   let data = registry.get(name);
   if (data === undefined) {
-    data = { map: new Map(), lock: new RWLock() };
+    data = { map: new Map(), lock: new RWLock(), dropped: false };
     registry.set(name, data);
   }
   return data;
@@ -36,11 +38,18 @@ export class MemoryStore implements KvStore {
 
   /** Forgets the data of every store of this name (for tests). */
   static drop(name: string): void {
+    const data = registry.get(name);
+    if (data !== undefined) data.dropped = true;
     registry.delete(name);
   }
 
+  /** Names of the stores that hold data in this realm. */
+  static names(): string[] {
+    return [...registry.keys()];
+  }
+
   get closed(): boolean {
-    return this.#closed;
+    return this.#closed || this.#data.dropped;
   }
 
   async read(): Promise<KvRead> {
@@ -61,6 +70,7 @@ export class MemoryStore implements KvStore {
 
   #assertOpen(): void {
     if (this.#closed) throw new StoreClosedError();
+    if (this.#data.dropped) throw new StoreClosedError('Store is closed: it was deleted');
   }
 }
 
