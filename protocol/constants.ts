@@ -76,3 +76,12 @@ export const INITIAL_TIME_TO_CONNECT_MS = 100_000;
 export const REF_COUNT_MAX = 65_535;
 /** The push frame format version. */
 export const PUSH_VERSION = 1;
+/**
+ * Deepest nesting of a JSON value (mutation args, stored values, patch
+ * values): a scalar is depth 0, `[]` and `{}` are 1. Deeper values are
+ * refused by both sides, so no copy, encode or decode of user data can run
+ * out of stack.
+ */
+export const MAX_JSON_VALUE_DEPTH = 100;
+/** Nesting of a frame around its values (`["push",{"mutations":[{"args":…}]}]` is 4 deep). */
+export const FRAME_ENVELOPE_DEPTH = 4;

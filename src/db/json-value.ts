@@ -1,18 +1,27 @@
 import type { ReadonlyJSONValue } from '../../protocol/json';
+import { MAX_JSON_VALUE_DEPTH } from '../../protocol/constants';
+import { isWellFormedText } from '../protocol/json-limits';
 import { InvalidJSONValueError } from './errors';
+
+const NOT_WELL_FORMED = 'a string that is not well-formed Unicode (a lone surrogate)';
 
 /**
  * Copies `value` while checking that it is JSON, and deep-freezes the copy, in
  * one pass. The app keeps its object; the store keeps a frozen copy it can
- * hand out on reads without copying again.
+ * hand out on reads without copying again. Refuses what the protocol refuses:
+ * keys and strings with lone surrogates, and nesting deeper than
+ * MAX_JSON_VALUE_DEPTH (so the recursion here stays shallow).
  */
 export function cloneFrozenJSON(key: string, value: unknown): ReadonlyJSONValue {
+  if (!isWellFormedText(key)) throw new InvalidJSONValueError(key, '', 'a key that is not well-formed Unicode (a lone surrogate)');
   return cloneValue(key, value, '', []);
 }
 
 function cloneValue(key: string, value: unknown, path: string, ancestors: object[]): ReadonlyJSONValue {
   switch (typeof value) {
     case 'string':
+      if (!isWellFormedText(value)) throw new InvalidJSONValueError(key, path, NOT_WELL_FORMED);
+      return value;
     case 'boolean':
       return value;
     case 'number':
@@ -21,6 +30,9 @@ function cloneValue(key: string, value: unknown, path: string, ancestors: object
     case 'object': {
       if (value === null) return null;
       if (ancestors.includes(value)) throw new InvalidJSONValueError(key, path, 'a cycle');
+      if (ancestors.length >= MAX_JSON_VALUE_DEPTH) {
+        throw new InvalidJSONValueError(key, path, `a value nested deeper than ${MAX_JSON_VALUE_DEPTH} levels`);
+      }
       ancestors.push(value);
       let out: ReadonlyJSONValue;
       if (Array.isArray(value)) {
@@ -36,6 +48,7 @@ function cloneValue(key: string, value: unknown, path: string, ancestors: object
         const obj: Record<string, ReadonlyJSONValue> = {};
         for (const k in value) {
           if (!Object.prototype.hasOwnProperty.call(value, k)) continue;
+          if (!isWellFormedText(k)) throw new InvalidJSONValueError(key, path, 'a key that is not well-formed Unicode (a lone surrogate)');
           const v = cloneValue(key, (value as Record<string, unknown>)[k], `${path}/${k}`, ancestors);
           // A "__proto__" key must stay an own property, not become the prototype.
           if (k === '__proto__') Object.defineProperty(obj, k, { value: v, enumerable: true, writable: true, configurable: true });

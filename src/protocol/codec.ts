@@ -1,3 +1,5 @@
+import { FRAME_ENVELOPE_DEPTH, MAX_JSON_VALUE_DEPTH } from '../../protocol/constants';
+import { findJSONLimitViolation } from './json-limits';
 import type { Downstream, Upstream } from './messages';
 import { InvalidMessageError } from './protocol-error';
 import type { ValidationError, Validator } from './generated/validators';
@@ -59,6 +61,10 @@ function decode<M>(text: string, table: ValidatorTable<M>, direction: string): M
       '',
       { cause: error },
     );
+  }
+  const violation = findJSONLimitViolation(value, MAX_JSON_VALUE_DEPTH, FRAME_ENVELOPE_DEPTH);
+  if (violation !== undefined) {
+    throw new InvalidMessageError(`Invalid ${direction} message: ${violation.problem} at ${violation.path}`, violation.path);
   }
   if (!Array.isArray(value) || value.length === 0) {
     throw new InvalidMessageError(

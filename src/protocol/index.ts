@@ -1,5 +1,6 @@
 export * from './codec';
 export * from './connect-request';
+export * from './json-limits';
 export * from './messages';
 export * from './protocol-error';
 export type * from './generated/types';
