@@ -3,6 +3,7 @@
  * origin's IndexedDB). A provider can be given a namespace so that tests or
  * several apps in one process keep apart.
  */
+import { assertStoreName } from './errors';
 import { MemoryStore } from './memory-store';
 import type { KvProvider } from './provider';
 import type { KvStore } from './types';
@@ -17,6 +18,7 @@ export class MemoryKvProvider implements KvProvider {
   }
 
   async open(name: string): Promise<KvStore> {
+    assertStoreName(name);
     return new MemoryStore(this.#namespaced(name));
   }
 

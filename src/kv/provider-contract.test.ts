@@ -1,0 +1,24 @@
+// idb checks `instanceof IDBRequest`, so the fake's classes must be global too.
+import 'fake-indexeddb/auto';
+import { IDBFactory } from 'fake-indexeddb';
+import { IDBKvProvider } from './idb-provider';
+import { MemoryKvProvider } from './memory-provider';
+import { describeKvProviderContract } from './provider-contract';
+
+let places = 0;
+
+describeKvProviderContract('memory', () => {
+  const namespace = `provider-contract-${++places}`;
+  return {
+    provider: () => new MemoryKvProvider(namespace),
+    async cleanup() {
+      const provider = new MemoryKvProvider(namespace);
+      for (const name of await provider.list()) await provider.drop(name);
+    },
+  };
+});
+
+describeKvProviderContract('IndexedDB (fake-indexeddb)', () => {
+  const factory = new IDBFactory();
+  return { provider: () => new IDBKvProvider(factory) };
+});
