@@ -85,15 +85,14 @@ async function stats(ctx: ServerContext): Promise<unknown> {
     connections: [...ctx.connections].filter((c) => !c.isClosed).length,
     counters: ctx.counters,
     memory: ctx.memoryUsage(),
-    rooms: rooms.map((r) => ({
-      roomID: r.roomID,
-      version: r.data.version,
-      keys: r.data.liveCount,
-      tombstones: r.data.tombstoneCount,
-      clients: r.data.clients.size,
-      connections: r.connectionCount,
-      closed: r.closed,
-    })),
+    rooms: await Promise.all(
+      rooms.map(async (r) => ({
+        roomID: r.roomID,
+        ...(await r.stats().catch(() => ({}))),
+        connections: r.connectionCount,
+        closed: r.closed,
+      })),
+    ),
   };
 }
 

@@ -1,7 +1,6 @@
 import type { ReadonlyJSONValue } from '../protocol/json';
-import type { PatchOperation } from '../src/protocol';
 import { compareKeys } from './key-order';
-import type { Entry, RoomData } from './room-data';
+import { entryBytes, entryOf, opJSON, type Entry, type RoomData } from './room-data';
 import type { StoredEntry } from './storage/types';
 
 /**
@@ -21,12 +20,22 @@ export class BatchWriter {
   /** Writes `value`, or deletes with `undefined`; returns whether the key had a value. */
   write(key: string, value: ReadonlyJSONValue | undefined): boolean {
     const old = this.data.getEntry(key);
-    const existed = old !== undefined && old.value !== undefined;
+    const existed = old !== undefined && old.json !== undefined;
     if (value === undefined && !existed) return false;
     if (!this.beforeMutation.has(key)) this.beforeMutation.set(key, old);
     if (!this.beforeBatch.has(key)) this.beforeBatch.set(key, old);
-    this.data.setEntry(key, { value, version: this.version });
+    this.data.setEntry(key, entryOf(value, this.version));
     return existed;
+  }
+
+  /** Bytes the current mutation added to the room (negative when it shrank it). */
+  mutationGrowth(): number {
+    let growth = 0;
+    for (const [key, before] of this.beforeMutation) {
+      const now = this.data.getEntry(key);
+      growth += bytesOf(key, now) - bytesOf(key, before);
+    }
+    return growth;
   }
 
   /** The current mutation succeeded: its writes stay. */
@@ -48,24 +57,29 @@ export class BatchWriter {
 
   /**
    * Settles the batch: drops tombstones of keys that had no value before it,
-   * and returns what to store and the patch that takes a client across it.
+   * and returns what to store and the patch (JSON text of the operation list)
+   * that takes a client across it.
    */
-  finish(): { entries: StoredEntry[]; patch: PatchOperation[] } {
+  finish(): { entries: StoredEntry[]; patchJSON: string } {
     const entries: StoredEntry[] = [];
-    const patch: PatchOperation[] = [];
+    const patch: string[] = [];
     const keys = [...this.beforeBatch.keys()].sort(compareKeys);
     for (const key of keys) {
       const before = this.beforeBatch.get(key);
       const now = this.data.getEntry(key);
-      const hadValue = before !== undefined && before.value !== undefined;
+      const hadValue = before !== undefined && before.json !== undefined;
       if (now === undefined || now === before) continue;
-      if (now.value === undefined && !hadValue) {
+      if (now.json === undefined && !hadValue) {
         this.data.setEntry(key, before);
         continue;
       }
-      entries.push({ key, value: now.value, version: now.version });
-      patch.push(now.value === undefined ? { op: 'del', key } : { op: 'put', key, value: now.value });
+      entries.push({ key, json: now.json, version: now.version });
+      patch.push(opJSON(key, now.json));
     }
-    return { entries, patch };
+    return { entries, patchJSON: `[${patch.join(',')}]` };
   }
+}
+
+function bytesOf(key: string, entry: Entry | undefined): number {
+  return entryBytes(key, entry?.json);
 }

@@ -1,5 +1,6 @@
 import type { WebSocket } from 'ws';
 import { encodeDownstream, type ConnectParams, type Downstream, type ErrorKind } from '../src/protocol';
+import type { AuthData } from './auth';
 import type { Logger } from './logger';
 
 /** WebSocket close codes the server uses. */
@@ -17,11 +18,15 @@ export class ClientConnection {
   constructor(
     private readonly socket: WebSocket,
     readonly params: ConnectParams,
-    readonly userID: string,
+    readonly auth: AuthData,
     private readonly maxSendBufferBytes: number,
     private readonly logger: Logger,
   ) {
     this.cookie = params.baseCookie;
+  }
+
+  get userID(): string {
+    return this.auth.userID;
   }
 
   get clientID(): string {
@@ -41,8 +46,17 @@ export class ClientConnection {
   }
 
   send(message: Downstream): void {
+    this.sendText(encodeDownstream(message));
+  }
+
+  /**
+   * Sends one text frame already encoded (a shared buffer is sent as is). A
+   * client that has not read what was sent before (more than
+   * maxSendBufferBytes still queued) is dropped instead of growing memory;
+   * one large frame alone (a big catch-up) is always let through.
+   */
+  sendText(frame: string | Buffer): void {
     if (this.isClosed) return;
-    this.socket.send(encodeDownstream(message));
     if (this.socket.bufferedAmount > this.maxSendBufferBytes) {
       this.logger.warn('client does not read; dropping its connection', {
         roomID: this.roomID,
@@ -51,7 +65,9 @@ export class ClientConnection {
       });
       this.closed = true;
       this.socket.terminate();
+      return;
     }
+    this.socket.send(frame, { binary: false });
   }
 
   /** Sends `["error", kind, message]` and closes. */

@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { WebSocket } from 'ws';
 import type { AuthHandler } from './auth';
 import { uniqueID } from './test-support/test-client';
@@ -105,11 +105,49 @@ describe('connect errors: 101, one error frame, close', () => {
     expect(status).toBe(401);
   });
 
-  it('lets a client without a token in as anonymous with the dev auth handler', async () => {
+  it('refuses a missing token (401) and an undecodable one (Unauthorized), even with the dev auth handler', async () => {
     t = await startTestServer();
+    const missing = new WebSocket(`${t.url}/api/sync/v1/connect?roomID=r`);
+    expect(await new Promise((resolve) => missing.on('unexpected-response', (_req, res) => resolve(res.statusCode)))).toBe(401);
+    const url = t.connect({ roomID: 'unused' }).ws.url;
+    const undecodable = new WebSocket(url, ['%']);
+    const frames: string[] = [];
+    undecodable.on('message', (d) => frames.push(d.toString()));
+    await new Promise((resolve) => undecodable.on('close', resolve));
+    expect(frames).toEqual([JSON.stringify(['error', 'Unauthorized', 'Unauthorized: no auth token (or one that is empty or cannot be decoded)'])]);
+  });
+
+  it('lets a client without a token (or an undecodable one) in as anonymous only when allowed', async () => {
+    t = await startTestServer({ allowAnonymous: true });
     const c = t.connect({ roomID: uniqueID('room'), token: '' });
     await c.ready();
     expect(c.ws.protocol).toBe('');
+    const url = t.connect({ roomID: 'unused' }).ws.url;
+    const odd = new WebSocket(url.replace(/clientID=[^&]+/, 'clientID=odd'), ['%']);
+    const frames: string[] = [];
+    odd.on('message', (d) => frames.push(d.toString()));
+    await new Promise((resolve) => odd.on('open', resolve));
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    await vi.waitFor(() => expect(frames[0]).toMatch(/^\["connected"/));
+    odd.close();
+  });
+
+  it('refuses a browser page of another site (Origin) with 403, and allows its own origin and listed ones', async () => {
+    t = await startTestServer({ allowedOrigins: ['https://app.example.com'], allowLoopbackOrigins: false });
+    const url = t.connect({ roomID: 'unused' }).ws.url;
+    const status = (origin: string) =>
+      new Promise<number | 'open'>((resolve) => {
+        const ws = new WebSocket(url.replace(/clientID=[^&]+/, `clientID=${encodeURIComponent(origin)}`), ['user'], { origin });
+        ws.on('unexpected-response', (_req, res) => resolve(res.statusCode!));
+        ws.on('open', () => {
+          ws.close();
+          resolve('open');
+        });
+      });
+    expect(await status('https://evil.example')).toBe(403);
+    expect(await status('http://localhost:5173')).toBe(403);
+    expect(await status('https://app.example.com')).toBe('open');
+    expect(await status(`http://127.0.0.1:${t.port}`)).toBe('open');
   });
 
   it('a handler that throws refuses the connection instead of crashing', async () => {

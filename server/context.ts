@@ -1,22 +1,40 @@
 import type { AuthHandler } from './auth';
 import type { ClientConnection } from './client-connection';
-import type { Clock } from './clock';
+import type { Clock, Timers } from './clock';
+import type { EngineHost } from './engine/engine-types';
 import type { Logger } from './logger';
+import type { OriginPolicy } from './origin-policy';
+import type { RoomQuota } from './room-quota';
 import type { RoomRegistry } from './room-registry';
 import type { ServerCounters } from './stats';
 import type { Storage } from './storage/types';
+
+/** Per-connection limits. */
+export interface ConnectionLimits {
+  readonly maxSendBufferBytes: number;
+  readonly mutationsPerSecond: number;
+  readonly mutationBurst: number;
+  readonly bytesPerSecond: number;
+  readonly byteBurst: number;
+  readonly idleTimeoutMs: number;
+}
 
 /** What the parts of one running server share. */
 export interface ServerContext {
   readonly registry: RoomRegistry;
   readonly storage: Storage;
+  readonly host: EngineHost;
   readonly authHandler: AuthHandler;
+  readonly allowAnonymous: boolean;
+  readonly originPolicy: OriginPolicy;
   readonly requireRooms: boolean;
+  readonly roomQuota: RoomQuota;
   readonly adminKey: string | undefined;
   readonly logger: Logger;
   readonly clock: Clock;
+  readonly timers: Timers;
   readonly counters: ServerCounters;
-  readonly maxSendBufferBytes: number;
+  readonly limits: ConnectionLimits;
   readonly memoryUsage: () => NodeJS.MemoryUsage;
   /** Connections whose connect was accepted, until their socket closes. */
   readonly connections: Set<ClientConnection>;

@@ -68,3 +68,25 @@ export class MutatorTimeoutError extends Error {
     super(`Mutator ${mutatorName} did not settle within ${timeoutMs} ms`);
   }
 }
+
+/** A key that is not well-formed Unicode: a store would mangle it (two such keys could collapse into one). */
+export class InvalidKeyError extends Error {
+  readonly kind = 'InvalidKey';
+  override readonly name = 'InvalidKeyError';
+  constructor(what: string, key: string) {
+    super(`The ${what} ${JSON.stringify(key)} is not well-formed Unicode (it has a lone surrogate); it is refused, never stored mangled`);
+  }
+}
+
+/** A mutation would take its room over the size limit: it is skipped. */
+export class RoomSizeLimitError extends Error {
+  readonly kind = 'RoomSizeLimit';
+  override readonly name = 'RoomSizeLimitError';
+  constructor(
+    readonly roomID: string,
+    readonly bytes: number,
+    readonly limitBytes: number,
+  ) {
+    super(`Room ${roomID} would hold ${bytes} bytes, over its limit of ${limitBytes}; the mutation is skipped`);
+  }
+}

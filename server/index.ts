@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { createServer as createHttpServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { WebSocketServer } from 'ws';
@@ -8,23 +9,44 @@ import { CLOSE_GOING_AWAY } from './client-connection';
 import type { Clock, Timers } from './clock';
 import { conformanceMutators } from './conformance-mutators';
 import type { ServerContext } from './context';
+import type { EngineHost } from './engine/engine-types';
+import { LocalEngineHost } from './engine/local-host';
+import { timerGuard } from './engine/mutation-guard';
+import { realPaceClock, ThreadPace } from './engine/pacer';
+import { WorkerEngineHost } from './engine/worker-host';
+import { FailureLog } from './failure-log';
 import {
+  DEFAULT_BYTE_BURST,
+  DEFAULT_BYTES_PER_SECOND,
+  DEFAULT_IDLE_TIMEOUT_MS,
   DEFAULT_MAX_FRAME_BYTES,
   DEFAULT_MAX_MUTATIONS_PER_PUSH,
+  DEFAULT_MAX_ROOM_BYTES,
+  DEFAULT_MAX_ROOMS,
   DEFAULT_MAX_SEND_BUFFER_BYTES,
   DEFAULT_MAX_TOMBSTONES_PER_ROOM,
+  DEFAULT_MUTATION_BURST,
+  DEFAULT_MUTATIONS_PER_SECOND,
   DEFAULT_MUTATOR_TIMEOUT_MS,
+  DEFAULT_ROOM_CPU_BUDGET_MS,
+  DEFAULT_ROOM_QUOTA_WINDOW_MS,
+  DEFAULT_ROOMS_PER_ADDRESS,
+  DEFAULT_ROOMS_PER_USER,
+  DEFAULT_SLICE_MS,
+  ROOM_CPU_BUDGET_WINDOW_MS,
 } from './limits';
 import { silentLogger, type Logger } from './logger';
 import { parseRequestURL } from './request-url';
+import { RoomQuota } from './room-quota';
 import { RoomRegistry } from './room-registry';
 import { createUpgradeHandler } from './socket-handler';
 import { serveStatic } from './static-files';
-import { newCounters } from './stats';
+import { newCounters, type ServerCounters } from './stats';
 import { MemoryStorage } from './storage/memory-storage';
 import type { Storage } from './storage/types';
 
-export type { AuthHandler, AuthResult } from './auth';
+export type { AuthClaims, AuthData, AuthHandler, AuthResult } from './auth';
+export { authOf, type ServerWriteTransaction } from './server-transaction';
 export { devAuthHandler, ANONYMOUS_USER_ID } from './auth';
 export type { Clock, Timers } from './clock';
 export { conformanceMutators } from './conformance-mutators';
@@ -34,11 +56,34 @@ export type { BatchCommit, RoomMeta, Storage, StoredClient, StoredEntry, StoredR
 export { MemoryStorage } from './storage/memory-storage';
 export { SqliteStorage, type SqliteStorageOptions } from './storage/sqlite-storage';
 
+/** Mutators in a module, so rooms can run in worker threads. */
+export interface MutatorsModule {
+  /** URL (file://…) of an ES module. */
+  readonly url: string;
+  /** @default 'mutators' */
+  readonly exportName?: string;
+}
+
 export interface ServerOptions {
-  /** App mutators, run authoritatively. The conformance mutators are always registered too; an app mutator of the same name wins. */
+  /**
+   * App mutators, run authoritatively in this thread. The conformance
+   * mutators are always registered too; an app mutator of the same name wins.
+   * A mutator stuck in synchronous code cannot be stopped here: prefer
+   * `mutatorsModule`.
+   */
   readonly mutators?: MutatorDefs;
-  /** @default devAuthHandler (any token is the user id; none is anonymous) */
+  /** App mutators in a module: rooms then run in `roomWorkers` worker threads, where a stuck mutator is stopped. */
+  readonly mutatorsModule?: MutatorsModule;
+  /** Worker threads for rooms (with `mutatorsModule`). @default max(2, os.availableParallelism()) */
+  readonly roomWorkers?: number;
+  /** @default devAuthHandler (any non-empty token is the user id): development only */
   readonly authHandler?: AuthHandler;
+  /** Connect a missing, empty or undecodable token as the user `anonymous` instead of refusing it. @default false */
+  readonly allowAnonymous?: boolean;
+  /** Browser origins allowed besides the page's own (`https://app.example.com`, or `*`). @default [] */
+  readonly allowedOrigins?: readonly string[];
+  /** Also allow pages on loopback hosts (localhost, 127.0.0.1, [::1]), for development. @default true */
+  readonly allowLoopbackOrigins?: boolean;
   /** @default a MemoryStorage (nothing survives the process) */
   readonly storage?: Storage;
   /** Refuse connects to rooms not created through the admin API. @default false */
@@ -53,6 +98,30 @@ export interface ServerOptions {
   readonly maxSendBufferBytes?: number;
   /** Tombstones kept per room for catch-up. @default 10000 */
   readonly maxTombstonesPerRoom?: number;
+  /** A mutation that would take a room over this many bytes (keys + JSON, UTF-8) is skipped. @default 64 MiB */
+  readonly maxRoomBytes?: number;
+  /** Rooms stored in total beyond which connects create no more. @default 10000 */
+  readonly maxRooms?: number;
+  /** Rooms one user may create by connecting, per `roomQuotaWindowMs`. @default 100 */
+  readonly roomsPerUser?: number;
+  /** Rooms one client address may create by connecting, per `roomQuotaWindowMs`. @default 100 */
+  readonly roomsPerAddress?: number;
+  /** @default 1 hour */
+  readonly roomQuotaWindowMs?: number;
+  /** Sustained mutations/s per connection; beyond (and a burst of `mutationBurst`) the socket is paused. @default 10000 */
+  readonly mutationsPerSecond?: number;
+  /** @default 20000 */
+  readonly mutationBurst?: number;
+  /** Sustained bytes/s read per connection. @default 8 MiB */
+  readonly bytesPerSecond?: number;
+  /** @default 16 MiB */
+  readonly byteBurst?: number;
+  /** A connection silent (no frame, no pong) this long is closed. @default 30000 */
+  readonly idleTimeoutMs?: number;
+  /** A room runs at most this long before other rooms and sockets go. @default 10 */
+  readonly sliceMs?: number;
+  /** CPU ms a room may use per second while other rooms of its thread wait. @default 500 */
+  readonly roomCpuBudgetMs?: number;
   /** Serve files from this directory (index.html for unknown extension-less paths). @default undefined */
   readonly staticDir?: string;
   /** @default silentLogger */
@@ -76,6 +145,8 @@ export interface ListeningInfo {
 }
 
 export interface RoomsyncServer {
+  /** Where rooms run (worker threads with `mutatorsModule`). */
+  readonly host: EngineHost;
   listen(port: number, host?: string): Promise<ListeningInfo>;
   /** Graceful: stop accepting, finish and store queued batches, close sockets, close the storage. */
   close(): Promise<void>;
@@ -97,30 +168,38 @@ const systemTimers: Timers = {
 export function createServer(options: ServerOptions = {}): RoomsyncServer {
   const logger = options.logger ?? silentLogger;
   const clock = options.clock ?? systemClock;
+  const timers = options.timers ?? systemTimers;
   const storage = options.storage ?? new MemoryStorage();
   const counters = newCounters();
-  const mutators: MutatorDefs = { ...conformanceMutators, ...options.mutators };
-  const registry = new RoomRegistry({
-    storage,
-    mutators,
-    clock,
-    timers: options.timers ?? systemTimers,
-    mutatorTimeoutMs: options.mutatorTimeoutMs ?? DEFAULT_MUTATOR_TIMEOUT_MS,
-    logger,
-    counters,
-    maxMutationsPerPush: options.maxMutationsPerPush ?? DEFAULT_MAX_MUTATIONS_PER_PUSH,
-    maxTombstones: options.maxTombstonesPerRoom ?? DEFAULT_MAX_TOMBSTONES_PER_ROOM,
-  });
+  const host = createHost(options, timers, logger, counters);
+  const registry = new RoomRegistry({ storage, host, clock, logger, counters, failures: new FailureLog(logger, clock) });
   const ctx: ServerContext = {
     registry,
     storage,
+    host,
     authHandler: options.authHandler ?? devAuthHandler,
+    allowAnonymous: options.allowAnonymous ?? false,
+    originPolicy: { allowed: options.allowedOrigins ?? [], loopback: options.allowLoopbackOrigins ?? true },
     requireRooms: options.requireRooms ?? false,
+    roomQuota: new RoomQuota(storage, clock, {
+      maxRooms: options.maxRooms ?? DEFAULT_MAX_ROOMS,
+      roomsPerUser: options.roomsPerUser ?? DEFAULT_ROOMS_PER_USER,
+      roomsPerAddress: options.roomsPerAddress ?? DEFAULT_ROOMS_PER_ADDRESS,
+      windowMs: options.roomQuotaWindowMs ?? DEFAULT_ROOM_QUOTA_WINDOW_MS,
+    }),
     adminKey: options.adminKey,
     logger,
     clock,
+    timers,
     counters,
-    maxSendBufferBytes: options.maxSendBufferBytes ?? DEFAULT_MAX_SEND_BUFFER_BYTES,
+    limits: {
+      maxSendBufferBytes: options.maxSendBufferBytes ?? DEFAULT_MAX_SEND_BUFFER_BYTES,
+      mutationsPerSecond: options.mutationsPerSecond ?? DEFAULT_MUTATIONS_PER_SECOND,
+      mutationBurst: options.mutationBurst ?? DEFAULT_MUTATION_BURST,
+      bytesPerSecond: options.bytesPerSecond ?? DEFAULT_BYTES_PER_SECOND,
+      byteBurst: options.byteBurst ?? DEFAULT_BYTE_BURST,
+      idleTimeoutMs: options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS,
+    },
     memoryUsage: options.memoryUsage ?? (() => process.memoryUsage()),
     connections: new Set(),
     shuttingDown: false,
@@ -170,13 +249,15 @@ export function createServer(options: ServerOptions = {}): RoomsyncServer {
   return {
     handleUpgrade,
     handleRequest,
-    listen(port, host = '127.0.0.1') {
+    host,
+    async listen(port, hostname = '127.0.0.1') {
+      if (host instanceof WorkerEngineHost) await host.ready();
       return new Promise((resolve, reject) => {
         http.once('error', reject);
-        http.listen(port, host, () => {
+        http.listen(port, hostname, () => {
           http.off('error', reject);
           const actual = (http.address() as AddressInfo).port;
-          const hostPart = host.includes(':') ? `[${host}]` : host;
+          const hostPart = hostname.includes(':') ? `[${hostname}]` : hostname;
           resolve({ port: actual, url: `ws://${hostPart}:${actual}`, adminURL: `http://${hostPart}:${actual}${ADMIN_PATH}` });
         });
       });
@@ -197,10 +278,39 @@ export function createServer(options: ServerOptions = {}): RoomsyncServer {
         wss.close();
         http.closeAllConnections();
         await stopped;
+        await host.shutdown();
         await storage.close();
         logger.info('server stopped');
       })();
       return closing;
     },
   };
+}
+
+function createHost(options: ServerOptions, timers: Timers, logger: Logger, counters: ServerCounters): EngineHost {
+  const engine = {
+    maxMutationsPerPush: options.maxMutationsPerPush ?? DEFAULT_MAX_MUTATIONS_PER_PUSH,
+    maxTombstones: options.maxTombstonesPerRoom ?? DEFAULT_MAX_TOMBSTONES_PER_ROOM,
+    maxRoomBytes: options.maxRoomBytes ?? DEFAULT_MAX_ROOM_BYTES,
+  };
+  const pace = { sliceMs: options.sliceMs ?? DEFAULT_SLICE_MS, roomBudgetMs: options.roomCpuBudgetMs ?? DEFAULT_ROOM_CPU_BUDGET_MS, windowMs: ROOM_CPU_BUDGET_WINDOW_MS };
+  const mutatorTimeoutMs = options.mutatorTimeoutMs ?? DEFAULT_MUTATOR_TIMEOUT_MS;
+  if (options.mutatorsModule !== undefined) {
+    if (options.mutators !== undefined) throw new TypeError('Give mutators or mutatorsModule, not both');
+    return new WorkerEngineHost({
+      ...engine,
+      mutatorsURL: options.mutatorsModule.url,
+      mutatorsExport: options.mutatorsModule.exportName ?? 'mutators',
+      sliceMs: pace.sliceMs,
+      roomBudgetMs: pace.roomBudgetMs,
+      budgetWindowMs: pace.windowMs,
+      workers: options.roomWorkers ?? Math.max(2, availableParallelism()),
+      mutatorTimeoutMs,
+      timers,
+      logger,
+      counters,
+    });
+  }
+  const guard = timerGuard(timers, mutatorTimeoutMs);
+  return new LocalEngineHost({ ...engine, mutators: { ...conformanceMutators, ...options.mutators } }, new ThreadPace(realPaceClock, pace), () => guard);
 }

@@ -114,7 +114,11 @@ describe('lifecycle', () => {
     let resume: () => void = () => {};
     const t = await startTestServer({
       mutatorTimeoutMs: 1000,
-      timers: { setTimeout: (cb, ms) => (expect(ms).toBe(1000), fired.push(cb)), clearTimeout: () => {} },
+      // Only the mutator timeout's timers; the idle watch's run for real.
+      timers: {
+        setTimeout: (cb, ms) => (ms === 1000 ? fired.push(cb) : setTimeout(cb, ms)),
+        clearTimeout: (h) => (typeof h === 'number' ? undefined : clearTimeout(h as NodeJS.Timeout)),
+      },
       mutators: {
         hang: async (tx: WriteTransaction) => {
           await new Promise<void>((r) => (resume = r));

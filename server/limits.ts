@@ -12,3 +12,23 @@ export const DEFAULT_MAX_TOMBSTONES_PER_ROOM = 10_000;
 export const MAX_ADMIN_BODY_BYTES = 64 * 1024;
 /** A mutator still running after this long is failed and skipped. */
 export const DEFAULT_MUTATOR_TIMEOUT_MS = 5000;
+/** A mutation that would take a room's live keys and JSON text over this many bytes is skipped: far under what one catch-up poke can carry (a JS string holds at most ~512 MB). */
+export const DEFAULT_MAX_ROOM_BYTES = 64 * 1024 * 1024;
+/** Rooms stored in total beyond which connects do not create new ones. */
+export const DEFAULT_MAX_ROOMS = 10_000;
+/** Rooms one user, and one client address, may create by connecting, per window. */
+export const DEFAULT_ROOMS_PER_USER = 100;
+export const DEFAULT_ROOMS_PER_ADDRESS = 100;
+export const DEFAULT_ROOM_QUOTA_WINDOW_MS = 60 * 60 * 1000;
+/** Per-connection rate limits (back-pressure beyond them). */
+export const DEFAULT_MUTATIONS_PER_SECOND = 10_000;
+export const DEFAULT_MUTATION_BURST = 20_000;
+export const DEFAULT_BYTES_PER_SECOND = 8 * 1024 * 1024;
+export const DEFAULT_BYTE_BURST = 16 * 1024 * 1024;
+/** A connection that sends nothing (no frame, no pong) for this long is closed. Clients ping every 5 s when quiet. */
+export const DEFAULT_IDLE_TIMEOUT_MS = 30_000;
+/** A room runs at most this long before letting other rooms and sockets go. */
+export const DEFAULT_SLICE_MS = 10;
+/** CPU one room may use per budget window while other rooms of its thread wait. */
+export const DEFAULT_ROOM_CPU_BUDGET_MS = 500;
+export const ROOM_CPU_BUDGET_WINDOW_MS = 1000;

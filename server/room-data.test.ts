@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { PatchOperation } from '../src/protocol';
 import { BatchWriter } from './batch-writer';
-import { RoomData } from './room-data';
+import { entryOf, RoomData } from './room-data';
 
 function applyPatch(state: Map<string, unknown>, patch: readonly PatchOperation[]): void {
   for (const op of patch) {
@@ -93,7 +93,7 @@ describe('RoomData.loadEntries', () => {
     const n = 200_000;
     data.loadEntries(
       (function* () {
-        for (let i = n - 1; i >= 0; i--) yield [`k${i}`, { value: i % 10 === 0 ? undefined : i, version: 1 }] as const;
+        for (let i = n - 1; i >= 0; i--) yield [`k${i}`, entryOf(i % 10 === 0 ? undefined : i, 1)] as const;
       })(),
     );
     expect(data.liveCount).toBe(n - n / 10);

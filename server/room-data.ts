@@ -1,22 +1,40 @@
 import type { ReadonlyJSONValue } from '../protocol/json';
 import type { PatchOperation } from '../src/protocol';
+import { deepFreeze } from './json-copy';
 import { compareKeys, lowerBound } from './key-order';
 
-/** A key's state: a value, or a tombstone (`value` undefined), with the version that wrote it. */
+/**
+ * A key's state with the version that wrote it: a value as JSON text (parsed
+ * on first read), or a tombstone (`json` undefined).
+ */
 export interface Entry {
-  readonly value: ReadonlyJSONValue | undefined;
   readonly version: number;
+  readonly json: string | undefined;
+  /** The parsed value, once read or when written by a mutator. */
+  value?: ReadonlyJSONValue;
 }
 
 export interface ClientRecord {
   readonly clientGroupID: string;
   readonly lastMutationID: number;
+  /** The user the client is bound to; undefined for records stored before clients were bound to users. */
+  readonly userID?: string | undefined;
+}
+
+/** An entry for a value (or a tombstone for undefined) written at `version`. */
+export function entryOf(value: ReadonlyJSONValue | undefined, version: number): Entry {
+  return value === undefined ? { version, json: undefined } : { version, json: JSON.stringify(value), value };
+}
+
+/** Bytes a live entry counts against the room's size limit: its key and its JSON text, in UTF-8. */
+export function entryBytes(key: string, json: string | undefined): number {
+  return json === undefined ? 0 : Buffer.byteLength(key) + Buffer.byteLength(json);
 }
 
 /**
  * The in-memory state of one room: data with per-key versions and tombstones,
- * kept in key order, plus the clients' last mutation ids. It knows nothing of
- * sockets or storage.
+ * kept in key order, plus the clients' last mutation ids and users. It knows
+ * nothing of sockets or storage.
  */
 export class RoomData {
   version: number;
@@ -26,6 +44,7 @@ export class RoomData {
   /** Every key of `entries` (tombstones too), in UTF-8 order. */
   private readonly sorted: string[] = [];
   private tombstones = 0;
+  private liveBytes = 0;
   private readonly clientRecords = new Map<string, ClientRecord>();
   private readonly groups = new Map<string, Set<string>>();
 
@@ -39,7 +58,8 @@ export class RoomData {
     if (this.entries.size > 0) throw new Error('loadEntries needs an empty room');
     for (const [key, entry] of entries) {
       this.entries.set(key, entry);
-      if (entry.value === undefined) this.tombstones++;
+      if (entry.json === undefined) this.tombstones++;
+      else this.liveBytes += entryBytes(key, entry.json);
     }
     for (const key of [...this.entries.keys()].sort(compareKeys)) this.sorted.push(key);
   }
@@ -75,25 +95,36 @@ export class RoomData {
     return this.tombstones;
   }
 
+  /** UTF-8 bytes of the live keys and their JSON text: what the room size limit counts. */
+  get byteSize(): number {
+    return this.liveBytes;
+  }
+
   getEntry(key: string): Entry | undefined {
     return this.entries.get(key);
   }
 
   get(key: string): ReadonlyJSONValue | undefined {
-    return this.entries.get(key)?.value;
+    const e = this.entries.get(key);
+    if (e === undefined || e.json === undefined) return undefined;
+    return (e.value ??= deepFreeze(JSON.parse(e.json) as ReadonlyJSONValue));
   }
 
   /** Sets (or with `undefined` restores absence of) the entry of `key`. */
   setEntry(key: string, entry: Entry | undefined): void {
     const old = this.entries.get(key);
     if (old === undefined && entry === undefined) return;
-    if (old !== undefined && old.value === undefined) this.tombstones--;
+    if (old !== undefined) {
+      if (old.json === undefined) this.tombstones--;
+      else this.liveBytes -= entryBytes(key, old.json);
+    }
     if (entry === undefined) {
       this.entries.delete(key);
       this.sorted.splice(lowerBound(this.sorted, key), 1);
       return;
     }
-    if (entry.value === undefined) this.tombstones++;
+    if (entry.json === undefined) this.tombstones++;
+    else this.liveBytes += entryBytes(key, entry.json);
     this.entries.set(key, entry);
     if (old === undefined) this.sorted.splice(lowerBound(this.sorted, key), 0, key);
   }
@@ -102,7 +133,7 @@ export class RoomData {
   nextLiveKey(from: string, exclusive: boolean): string | undefined {
     for (let i = lowerBound(this.sorted, from, exclusive); i < this.sorted.length; i++) {
       const key = this.sorted[i]!;
-      if (this.entries.get(key)!.value !== undefined) return key;
+      if (this.entries.get(key)!.json !== undefined) return key;
     }
     return undefined;
   }
@@ -110,7 +141,7 @@ export class RoomData {
   /** Live entries in key order. */
   *live(): Generator<[string, ReadonlyJSONValue]> {
     for (const key of this.sorted) {
-      const v = this.entries.get(key)!.value;
+      const v = this.get(key);
       if (v !== undefined) yield [key, v];
     }
   }
@@ -121,44 +152,51 @@ export class RoomData {
   }
 
   /**
-   * The patch that takes a client from `cookie` to the current version: the
-   * entries written after it (puts, and dels for tombstones), or `clear` and
-   * every live entry when `cookie` is null, older than the tombstone horizon,
-   * or the difference would not be smaller than the full state.
+   * The patch (as JSON text of the operation list) that takes a client from
+   * `cookie` to the current version: the entries written after it (puts, and
+   * dels for tombstones), or `clear` and every live entry when `cookie` is
+   * null, older than the tombstone horizon, or the difference would not be
+   * smaller than the full state. Built from the stored JSON text: nothing is
+   * parsed, copied or walked.
    */
-  patchSince(cookie: number | null): PatchOperation[] {
-    if (cookie !== null && cookie >= this.version) return [];
+  patchJSONSince(cookie: number | null): string {
+    if (cookie !== null && cookie >= this.version) return '[]';
     if (cookie !== null && cookie >= this.tombstoneHorizon) {
-      const ops: PatchOperation[] = [];
+      const ops: string[] = [];
       const budget = this.liveCount;
       for (const [key, e] of this.all()) {
         if (e.version <= cookie) continue;
-        if (ops.length >= budget) return this.fullPatch();
-        ops.push(e.value === undefined ? { op: 'del', key } : { op: 'put', key, value: e.value });
+        if (ops.length >= budget) return this.fullPatchJSON();
+        ops.push(opJSON(key, e.json));
       }
-      return ops;
+      return `[${ops.join(',')}]`;
     }
-    return this.fullPatch();
+    return this.fullPatchJSON();
   }
 
-  private fullPatch(): PatchOperation[] {
-    const ops: PatchOperation[] = [{ op: 'clear' }];
-    for (const [key, value] of this.live()) ops.push({ op: 'put', key, value });
-    return ops;
+  /** patchJSONSince, parsed (for tests and tools). */
+  patchSince(cookie: number | null): PatchOperation[] {
+    return JSON.parse(this.patchJSONSince(cookie)) as PatchOperation[];
+  }
+
+  private fullPatchJSON(): string {
+    const ops: string[] = ['{"op":"clear"}'];
+    for (const [key, e] of this.all()) if (e.json !== undefined) ops.push(opJSON(key, e.json));
+    return `[${ops.join(',')}]`;
   }
 
   /** The horizon that leaves at most `keep` tombstones, or undefined when there are not more. */
   horizonKeeping(keep: number): number | undefined {
     if (this.tombstones <= keep) return undefined;
     const versions: number[] = [];
-    for (const e of this.entries.values()) if (e.value === undefined) versions.push(e.version);
+    for (const e of this.entries.values()) if (e.json === undefined) versions.push(e.version);
     versions.sort((a, b) => a - b);
     return versions[versions.length - keep - 1]!;
   }
 
   /** Drops tombstones with version <= `horizon` and raises the horizon. */
   dropTombstones(horizon: number): void {
-    for (const [key, e] of [...this.entries]) if (e.value === undefined && e.version <= horizon) this.setEntry(key, undefined);
+    for (const [key, e] of [...this.entries]) if (e.json === undefined && e.version <= horizon) this.setEntry(key, undefined);
     this.tombstoneHorizon = Math.max(this.tombstoneHorizon, horizon);
   }
 
@@ -170,3 +208,7 @@ export class RoomData {
   }
 }
 
+/** One patch operation as JSON text. */
+export function opJSON(key: string, json: string | undefined): string {
+  return json === undefined ? `{"op":"del","key":${JSON.stringify(key)}}` : `{"op":"put","key":${JSON.stringify(key)},"value":${json}}`;
+}

@@ -12,8 +12,11 @@ export class RoomRegistry {
 
   constructor(private readonly deps: Omit<RoomDeps, 'onBroken' | 'onIdle'>) {}
 
-  /** The room, loaded if needed; created first when `create` and it does not exist; else undefined. */
-  get(roomID: string, create: boolean): Promise<Room | undefined> {
+  /**
+   * The room, loaded if needed; when it does not exist, created first if
+   * `create` allows it (a function may refuse by throwing), else undefined.
+   */
+  get(roomID: string, create: false | (() => Promise<void> | void)): Promise<Room | undefined> {
     const room = this.rooms.get(roomID);
     if (room !== undefined) return Promise.resolve(room);
     const pending = this.loading.get(roomID);
@@ -40,15 +43,18 @@ export class RoomRegistry {
     return [...this.rooms.values()];
   }
 
-  private async load(roomID: string, create: boolean): Promise<Room | undefined> {
-    let stored = await this.deps.storage.loadRoom(roomID);
+  private async load(roomID: string, create: false | (() => Promise<void> | void)): Promise<Room | undefined> {
+    const { storage, host } = this.deps;
+    let stored = await storage.loadRoom(roomID);
     if (stored === undefined) {
-      if (!create) return undefined;
-      await this.deps.storage.createRoom(roomID, this.deps.clock.now());
-      stored = await this.deps.storage.loadRoom(roomID);
+      if (create === false) return undefined;
+      await create();
+      await storage.createRoom(roomID, this.deps.clock.now());
+      stored = await storage.loadRoom(roomID);
       if (stored === undefined) return undefined;
     }
-    const room = Room.fromStored(stored, {
+    await host.open(roomID, stored);
+    const room = new Room(roomID, stored.meta.closed, {
       ...this.deps,
       onBroken: (r) => this.forget(roomID, r),
       onIdle: (r) => {

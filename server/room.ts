@@ -1,26 +1,22 @@
-import type { MutatorDefs } from '../src/db/transaction-types';
-import type { Mutation, PullRequestBody, PushBody } from '../src/protocol';
-import { BatchWriter } from './batch-writer';
+import type { PullRequestBody, PushBody } from '../src/protocol';
 import { CLOSE_INTERNAL_ERROR, type ClientConnection } from './client-connection';
-import type { Clock, Timers } from './clock';
-import { ClientError, MutatorTimeoutError, StorageError, UnknownMutatorError } from './errors';
+import type { Clock } from './clock';
+import { ClientError, StorageError } from './errors';
+import type { FailureLog } from './failure-log';
+import { EngineLostError, type BatchRequest, type BatchResult, type EngineHost, type MutationPlace, type RoomStats } from './engine/engine-types';
 import type { Logger } from './logger';
-import { RoomData, type ClientRecord } from './room-data';
-import { ServerTransaction } from './server-transaction';
+import { PokeFrames, pokeText } from './poke-frames';
 import type { ServerCounters } from './stats';
-import type { Storage, StoredClient, StoredRoom } from './storage/types';
+import { StaleRoomError, type Storage } from './storage/types';
 
 export interface RoomDeps {
   readonly storage: Storage;
-  readonly mutators: MutatorDefs;
+  readonly host: EngineHost;
   readonly clock: Clock;
-  readonly timers: Timers;
-  /** A mutator not settled after this long fails (and is skipped) so it cannot stall its room. */
-  readonly mutatorTimeoutMs: number;
   readonly logger: Logger;
+  /** Skipped mutations are logged through this, rate-limited with counts. */
+  readonly failures: FailureLog;
   readonly counters: ServerCounters;
-  readonly maxMutationsPerPush: number;
-  readonly maxTombstones: number;
   /** Called when the room can no longer serve (its storage failed). */
   readonly onBroken: (room: Room) => void;
   /** Called when the room has no connections and nothing queued: it may be dropped from memory. */
@@ -31,37 +27,34 @@ type Task =
   | { readonly kind: 'push'; readonly conn: ClientConnection; readonly push: PushBody }
   | { readonly kind: 'run'; readonly run: () => void | Promise<void> };
 
+/** Attempts at a request whose room state was lost (a stopped worker, a stale cache) before giving up. */
+const MAX_ENGINE_ATTEMPTS = 4;
+
 /**
- * One room: its data in memory, its connections, and a queue that runs one
- * thing at a time: a batch of pushes, a connect, a pull or an admin action.
- * Pushes are processed as soon as the queue is free; all pushes waiting then
- * form one batch, stored durably before its pokes go out.
+ * One room as the sockets see it: its connections, and a queue that runs one
+ * thing at a time (a batch of pushes, a connect, a pull or an admin action).
+ * The room's data and mutators run in an EngineHost (this thread or a
+ * worker); that state is a cache of the storage, reloaded whenever it is lost
+ * or found stale. Pushes waiting when the queue is free form one batch,
+ * stored durably before its pokes go out.
  */
 export class Room {
   closed: boolean;
   private broken = false;
   private stopped = false;
-  private readonly conns = new Set<ClientConnection>();
+  private open = true;
+  private readonly conns = new Map<ClientConnection, number>();
+  private nextConn = 0;
   private readonly queue: Task[] = [];
   private running = false;
   private idleWaiters: (() => void)[] = [];
-  /** Clients bound at connect whose record is not stored yet (stored with the next batch). */
-  private readonly unsaved = new Set<string>();
 
   constructor(
     readonly roomID: string,
-    readonly data: RoomData,
     closed: boolean,
     private readonly deps: RoomDeps,
   ) {
     this.closed = closed;
-  }
-
-  static fromStored(stored: StoredRoom, deps: RoomDeps): Room {
-    const data = new RoomData(stored.meta.version, stored.meta.tombstoneHorizon);
-    data.loadEntries(stored.entries.map((e) => [e.key, { value: e.value, version: e.version }] as const));
-    for (const c of stored.clients) data.setClient(c.clientID, c);
-    return new Room(stored.meta.roomID, data, stored.meta.closed, deps);
   }
 
   get connectionCount(): number {
@@ -73,7 +66,11 @@ export class Room {
   }
 
   connections(): ClientConnection[] {
-    return [...this.conns];
+    return [...this.conns.keys()];
+  }
+
+  stats(): Promise<RoomStats> {
+    return this.engineCall(() => this.deps.host.stats(this.roomID));
   }
 
   /** Checks the connect request against the room, then sends `connected` and the catch-up poke. Throws ClientError. */
@@ -98,11 +95,9 @@ export class Room {
 
   /** Mutation recovery: what the server has processed for a (usually other) client group. */
   pull(conn: ClientConnection, pull: PullRequestBody): Promise<void> {
-    return this.run(() => {
-      conn.send([
-        'pull',
-        { cookie: this.data.version, lastMutationIDChanges: this.data.groupMutationIDs(pull.clientGroupID), requestID: pull.requestID },
-      ]);
+    return this.run(async () => {
+      const answer = await this.engineCall(() => this.deps.host.pull(this.roomID, pull.clientGroupID));
+      conn.send(['pull', { ...answer, requestID: pull.requestID }]);
     });
   }
 
@@ -132,6 +127,21 @@ export class Room {
   whenIdle(): Promise<void> {
     if (!this.running && this.queue.length === 0) return Promise.resolve();
     return new Promise((resolve) => this.idleWaiters.push(resolve));
+  }
+
+  /** The room was deleted or went idle: refuse further connects and pushes, and free its state. */
+  retire(): void {
+    this.broken = true;
+    this.deps.host.close(this.roomID);
+  }
+
+  /** Sends every connection `["error", kind, message]` and closes it. */
+  disconnectAll(kind: ClientError['kind'], message: string): number {
+    const n = this.conns.size;
+    for (const conn of this.conns.keys()) conn.fail(kind, message);
+    this.conns.clear();
+    this.checkIdle();
+    return n;
   }
 
   private schedule(): void {
@@ -169,183 +179,102 @@ export class Room {
     }
   }
 
-  private attach(conn: ClientConnection): void {
+  /** Loads the room's state into the host again (after it was lost or found stale). */
+  private async reopen(): Promise<void> {
+    this.deps.host.close(this.roomID);
+    const stored = await this.deps.storage.loadRoom(this.roomID);
+    if (stored === undefined) throw new ClientError('RoomNotFound', this.roomID);
+    await this.deps.host.open(this.roomID, stored);
+    this.open = true;
+  }
+
+  /** Calls the host; when the room's state was lost, reloads it from storage and calls again. */
+  private async engineCall<T>(call: () => Promise<T>): Promise<T> {
+    for (let attempt = 1; ; attempt++) {
+      if (!this.open) await this.reopen();
+      try {
+        return await call();
+      } catch (error) {
+        if (!(error instanceof EngineLostError) || attempt >= MAX_ENGINE_ATTEMPTS) throw error;
+        this.open = false;
+      }
+    }
+  }
+
+  private async attach(conn: ClientConnection): Promise<void> {
     if (this.broken) throw new ClientError('RoomNotFound', this.roomID);
     if (this.closed) throw new ClientError('RoomClosed', `Room ${this.roomID} is closed`);
     const p = conn.params;
-    const known = this.data.clients.get(p.clientID);
-    if (known !== undefined && known.clientGroupID !== p.clientGroupID) {
-      throw new ClientError(
-        'InvalidConnectionRequest',
-        `Client ${p.clientID} belongs to client group ${known.clientGroupID}, not ${p.clientGroupID}`,
-      );
-    }
-    const serverLmid = known?.lastMutationID ?? 0;
-    if (p.lmid > serverLmid) {
-      throw new ClientError('InvalidConnectionRequest', `Unexpected lmid ${p.lmid} for client ${p.clientID}: the server has ${serverLmid}`);
-    }
-    if (p.baseCookie !== null && p.baseCookie > this.data.version) {
-      throw new ClientError(
-        'InvalidConnectionRequest',
-        `Unexpected baseCookie ${p.baseCookie}: room ${this.roomID} is at version ${this.data.version}`,
-      );
-    }
-    if (known === undefined) {
-      this.data.setClient(p.clientID, { clientGroupID: p.clientGroupID, lastMutationID: 0 });
-      this.unsaved.add(p.clientID);
-    }
-    this.conns.add(conn);
+    const answer = await this.engineCall(() =>
+      this.deps.host.connect(this.roomID, {
+        clientID: p.clientID,
+        clientGroupID: p.clientGroupID,
+        userID: conn.userID,
+        baseCookie: p.baseCookie,
+        lmid: p.lmid,
+      }),
+    );
+    if (!answer.ok) throw new ClientError(answer.kind, answer.message);
+    if (conn.isClosed) return;
+    this.conns.set(conn, this.nextConn++);
     const now = this.deps.clock.now();
     conn.send(['connected', { wsid: p.wsid, timestamp: now }]);
-    // Catch-up: sent when the client is behind, in data or in its own last mutation id.
-    if (p.baseCookie === this.data.version && serverLmid === p.lmid) return;
-    conn.send([
-      'poke',
-      {
-        baseCookie: p.baseCookie,
-        cookie: this.data.version,
-        lastMutationIDChanges: this.data.groupMutationIDs(p.clientGroupID),
-        patch: this.data.patchSince(p.baseCookie),
-        timestamp: now,
-        requestID: '',
-      },
-    ]);
-    conn.cookie = this.data.version;
+    const c = answer.catchUp;
+    if (c === undefined) return;
+    conn.sendText(pokeText(c.baseCookie, c.cookie, c.lastMutationIDChanges, c.patchJSON, now, ''));
+    conn.cookie = c.cookie;
     this.deps.counters.pokes++;
   }
 
   private async processBatch(pushes: readonly { conn: ClientConnection; push: PushBody }[]): Promise<void> {
     if (this.broken) return;
-    const version = this.data.version + 1;
-    const batch = new BatchWriter(this.data, version);
-    const changed = new Map<string, ClientRecord>();
-    const failures = new Map<ClientConnection, ClientError>();
-    const requestIDs = new Map<ClientConnection, string>();
-    for (const { conn, push } of pushes) {
-      if (failures.has(conn)) continue;
-      const failure = await this.applyPush(conn, push, batch, changed);
-      if (failure) failures.set(conn, failure);
-      if (!requestIDs.has(conn)) requestIDs.set(conn, push.requestID);
-    }
-    if (changed.size > 0) await this.commit(batch, changed, pushes[0]!.push.requestID, requestIDs);
-    for (const [conn, error] of failures) conn.fail(error.kind, error.message);
-  }
-
-  /** Runs the push's new mutations; returns the error that ends the connection, if any. */
-  private async applyPush(
-    conn: ClientConnection,
-    push: PushBody,
-    batch: BatchWriter,
-    changed: Map<string, ClientRecord>,
-  ): Promise<ClientError | undefined> {
-    if (push.clientGroupID !== conn.clientGroupID) {
-      return new ClientError('InvalidPush', `Push for client group ${push.clientGroupID} on a connection of client group ${conn.clientGroupID}`);
-    }
-    if (push.mutations.length > this.deps.maxMutationsPerPush) {
-      return new ClientError('InvalidPush', `Push has ${push.mutations.length} mutations; at most ${this.deps.maxMutationsPerPush} are accepted per push`);
-    }
-    for (const m of push.mutations) {
-      const record = changed.get(m.clientID) ?? this.data.clients.get(m.clientID);
-      if (record !== undefined && record.clientGroupID !== push.clientGroupID) {
-        return new ClientError('InvalidPush', `Client ${m.clientID} belongs to client group ${record.clientGroupID}, not ${push.clientGroupID}`);
-      }
-      const expected = (record?.lastMutationID ?? 0) + 1;
-      if (m.id < expected) continue;
-      if (m.id > expected) {
-        return new ClientError(
-          'InvalidPush',
-          `Push contains unexpected mutation id ${m.id} for client ${m.clientID}. Expected mutation id ${expected}.`,
-        );
-      }
-      await this.runMutation(conn, m, batch);
-      changed.set(m.clientID, { clientGroupID: push.clientGroupID, lastMutationID: m.id });
-    }
-    return undefined;
-  }
-
-  private async runMutation(conn: ClientConnection, m: Mutation, batch: BatchWriter): Promise<void> {
-    const tx = new ServerTransaction(m.clientID, m.id, batch);
-    this.deps.counters.mutations++;
-    try {
-      const impl = Object.hasOwn(this.deps.mutators, m.name) ? this.deps.mutators[m.name] : undefined;
-      if (impl === undefined) throw new UnknownMutatorError(m.name);
-      await this.withTimeout(m, Promise.resolve(impl(tx, m.args)));
-      batch.endMutation();
-    } catch (error) {
-      batch.rollbackMutation();
-      this.deps.counters.failedMutations++;
-      this.deps.logger.warn('mutation failed; skipped and counted as processed', {
-        roomID: this.roomID,
-        clientID: m.clientID,
-        userID: conn.userID,
-        mutationID: m.id,
-        name: m.name,
-        error,
-      });
-    } finally {
-      tx.close();
-    }
-  }
-
-  private withTimeout<T>(m: Mutation, run: Promise<T>): Promise<T> {
-    const { timers, mutatorTimeoutMs } = this.deps;
-    let handle: unknown;
-    const timeout = new Promise<never>((_, reject) => {
-      handle = timers.setTimeout(() => reject(new MutatorTimeoutError(m.name, mutatorTimeoutMs)), mutatorTimeoutMs);
+    const live = pushes.filter((p) => this.conns.has(p.conn));
+    if (live.length === 0) return;
+    const timedOut: MutationPlace[] = [];
+    const request = (): BatchRequest => ({
+      pushes: live.map(({ conn, push }) => ({ conn: this.conns.get(conn)!, auth: conn.auth, push })),
+      timedOut,
     });
-    return Promise.race([run, timeout]).finally(() => timers.clearTimeout(handle));
+    let result: BatchResult | undefined;
+    for (let attempt = 1; result === undefined; attempt++) {
+      try {
+        result = await this.engineCall(() => this.deps.host.batch(this.roomID, request()));
+        if (result.commit !== undefined) await this.deps.storage.commitBatch(this.roomID, result.commit);
+      } catch (error) {
+        const retry = (error instanceof EngineLostError || error instanceof StaleRoomError) && attempt < MAX_ENGINE_ATTEMPTS;
+        if (error instanceof EngineLostError && error.timedOut !== undefined) timedOut.push(error.timedOut);
+        if (!retry) {
+          this.fail(new StorageError(`Storing a batch of room ${this.roomID} failed`, { cause: error }));
+          return;
+        }
+        result = undefined;
+        this.open = false;
+      }
+    }
+    this.report(result);
+    const byNumber = new Map([...this.conns].map(([conn, n]) => [n, conn] as const));
+    if (result.commit !== undefined) this.poke(result, live);
+    for (const f of result.failures) byNumber.get(f.conn)?.fail(f.kind, f.message);
   }
 
-  private async commit(
-    batch: BatchWriter,
-    changed: Map<string, ClientRecord>,
-    fallbackRequestID: string,
-    requestIDs: Map<ClientConnection, string>,
-  ): Promise<void> {
-    const { entries, patch } = batch.finish();
-    const clients: StoredClient[] = [];
-    for (const [clientID, r] of changed) clients.push({ clientID, ...r });
-    for (const clientID of this.unsaved) {
-      if (!changed.has(clientID)) clients.push({ clientID, ...this.data.clients.get(clientID)! });
-    }
-    const horizon = this.data.horizonKeeping(this.deps.maxTombstones);
-    try {
-      await this.deps.storage.commitBatch(this.roomID, {
-        version: batch.version,
-        entries,
-        clients,
-        ...(horizon === undefined ? {} : { tombstoneHorizon: horizon }),
-      });
-    } catch (cause) {
-      batch.rollbackBatch();
-      this.fail(new StorageError(`Storing a batch of room ${this.roomID} failed`, { cause }));
-      return;
-    }
-    this.unsaved.clear();
-    this.data.version = batch.version;
-    for (const [clientID, r] of changed) this.data.setClient(clientID, r);
-    if (horizon !== undefined) this.data.dropTombstones(horizon);
+  private report(result: BatchResult): void {
+    const { counters } = this.deps;
+    counters.mutations += result.mutations;
+    counters.failedMutations += result.failedCount;
+    for (const f of result.failed) this.deps.failures.mutationFailed(this.roomID, f);
+    if (result.failedCount > result.failed.length) this.deps.failures.moreFailed(this.roomID, result.failedCount - result.failed.length);
+  }
+
+  private poke(result: BatchResult, pushes: readonly { conn: ClientConnection; push: PushBody }[]): void {
+    const commit = result.commit!;
     this.deps.counters.batches++;
-    const timestamp = this.deps.clock.now();
-    const changesByGroup = new Map<string, Record<string, number>>();
-    for (const [clientID, r] of changed) {
-      let g = changesByGroup.get(r.clientGroupID);
-      if (g === undefined) changesByGroup.set(r.clientGroupID, (g = {}));
-      g[clientID] = r.lastMutationID;
-    }
-    for (const conn of this.conns) {
-      conn.send([
-        'poke',
-        {
-          baseCookie: conn.cookie,
-          cookie: batch.version,
-          lastMutationIDChanges: changesByGroup.get(conn.clientGroupID) ?? {},
-          patch,
-          timestamp,
-          requestID: requestIDs.get(conn) ?? fallbackRequestID,
-        },
-      ]);
-      conn.cookie = batch.version;
+    const requestIDs = new Map<ClientConnection, string>();
+    for (const { conn, push } of pushes) if (!requestIDs.has(conn)) requestIDs.set(conn, push.requestID);
+    const fallback = pushes[0]!.push.requestID;
+    const frames = new PokeFrames(commit.version, result.patchJSON, this.deps.clock.now(), result.changesByGroup);
+    for (const conn of this.conns.keys()) {
+      conn.sendText(frames.frame(conn.cookie, conn.clientGroupID, requestIDs.get(conn) ?? fallback));
+      conn.cookie = commit.version;
       this.deps.counters.pokes++;
     }
   }
@@ -353,23 +282,10 @@ export class Room {
   private fail(error: StorageError): void {
     if (this.broken) return;
     this.broken = true;
+    this.deps.host.close(this.roomID);
     this.deps.logger.error('room failed; closing its connections and dropping it from memory', { roomID: this.roomID, error, cause: error.cause });
-    for (const conn of this.conns) conn.close(CLOSE_INTERNAL_ERROR, 'storage failure');
+    for (const conn of this.conns.keys()) conn.close(CLOSE_INTERNAL_ERROR, 'storage failure');
     this.conns.clear();
     this.deps.onBroken(this);
-  }
-
-  /** The room was deleted: refuse further connects and pushes. */
-  retire(): void {
-    this.broken = true;
-  }
-
-  /** Sends every connection `["error", kind, message]` and closes it. */
-  disconnectAll(kind: ClientError['kind'], message: string): number {
-    const n = this.conns.size;
-    for (const conn of this.conns) conn.fail(kind, message);
-    this.conns.clear();
-    this.checkIdle();
-    return n;
   }
 }

@@ -2,12 +2,12 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { BatchWriter } from './batch-writer';
 import { compareKeys } from './key-order';
-import { RoomData } from './room-data';
+import { entryOf, RoomData } from './room-data';
 import { ServerTransaction } from './server-transaction';
 
 function setup(initial: Record<string, unknown> = {}) {
   const data = new RoomData(1);
-  for (const [k, v] of Object.entries(initial)) data.setEntry(k, { value: v as never, version: 1 });
+  for (const [k, v] of Object.entries(initial)) data.setEntry(k, entryOf(v as never, 1));
   const batch = new BatchWriter(data, 2);
   const tx = new ServerTransaction('c1', 1, batch);
   return { data, batch, tx };
@@ -119,14 +119,14 @@ describe('BatchWriter', () => {
     await tx.put('ephemeral', 1);
     await tx.del('ephemeral');
     batch.endMutation();
-    const { entries, patch } = batch.finish();
-    expect(patch).toEqual([
+    const { entries, patchJSON } = batch.finish();
+    expect(JSON.parse(patchJSON)).toEqual([
       { op: 'del', key: 'gone' },
       { op: 'put', key: 'new', value: 1 },
     ]);
     expect(entries).toEqual([
-      { key: 'gone', value: undefined, version: 2 },
-      { key: 'new', value: 1, version: 2 },
+      { key: 'gone', json: undefined, version: 2 },
+      { key: 'new', json: '1', version: 2 },
     ]);
     expect(data.get('keep')).toBe(1);
     expect(data.getEntry('ephemeral')).toBeUndefined();
@@ -139,6 +139,6 @@ describe('BatchWriter', () => {
     await tx.put('b', 2);
     batch.endMutation();
     batch.rollbackBatch();
-    expect([...data.all()]).toEqual([['a', { value: 1, version: 1 }]]);
+    expect([...data.all()]).toEqual([['a', { value: 1, json: '1', version: 1 }]]);
   });
 });

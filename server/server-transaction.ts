@@ -8,13 +8,30 @@ import type {
   TransactionReason,
   WriteTransaction,
 } from '../src/db/transaction-types';
+import { isWellFormedText } from '../src/protocol/json-limits';
+import type { AuthData } from './auth';
 import type { BatchWriter } from './batch-writer';
-import { IndexScanNotSupportedError, TransactionClosedError } from './errors';
+import { IndexScanNotSupportedError, InvalidKeyError, TransactionClosedError } from './errors';
 import { frozenJSONCopy } from './json-copy';
 import { compareKeys } from './key-order';
 
+/**
+ * What a server mutator sees besides the client's transaction: who pushed.
+ * On the client `tx.auth` is undefined; a mutator that must refuse a write
+ * checks it when `tx.reason === 'authoritative'` (and throws: the mutation is
+ * skipped, the client's optimistic change is undone by the next poke).
+ */
+export interface ServerWriteTransaction extends WriteTransaction {
+  readonly auth: AuthData;
+}
+
+/** `tx.auth` when the mutator runs on the server, else undefined. */
+export function authOf(tx: WriteTransaction): AuthData | undefined {
+  return tx.reason === 'authoritative' ? (tx as Partial<ServerWriteTransaction>).auth : undefined;
+}
+
 /** The transaction a mutator runs in on the server: reads and writes the room directly. */
-export class ServerTransaction implements WriteTransaction {
+export class ServerTransaction implements ServerWriteTransaction {
   readonly reason: TransactionReason = 'authoritative';
   private closed = false;
 
@@ -22,6 +39,9 @@ export class ServerTransaction implements WriteTransaction {
     readonly clientID: string,
     readonly mutationID: number,
     private readonly batch: BatchWriter,
+    readonly auth: AuthData = { userID: '', claims: {} },
+    /** Called before each read or write; a returned promise is awaited (the room yields its thread). */
+    private readonly pace: () => Promise<void> | undefined = () => undefined,
   ) {}
 
   close(): void {
@@ -33,29 +53,34 @@ export class ServerTransaction implements WriteTransaction {
   };
 
   async get(key: string): Promise<ReadonlyJSONValue | undefined> {
+    await this.pace();
     this.checkOpen();
     checkKey(key);
     return this.batch.data.get(key);
   }
 
   async has(key: string): Promise<boolean> {
+    await this.pace();
     this.checkOpen();
     checkKey(key);
     return this.batch.data.get(key) !== undefined;
   }
 
   async isEmpty(): Promise<boolean> {
+    await this.pace();
     this.checkOpen();
     return this.batch.data.liveCount === 0;
   }
 
   async put(key: string, value: ReadonlyJSONValue): Promise<void> {
+    await this.pace();
     this.checkOpen();
     checkKey(key);
     this.batch.write(key, frozenJSONCopy(key, value));
   }
 
   async del(key: string): Promise<boolean> {
+    await this.pace();
     this.checkOpen();
     checkKey(key);
     return this.batch.write(key, undefined);
@@ -94,6 +119,7 @@ export class ServerTransaction implements WriteTransaction {
 
 function checkKey(key: unknown, what = 'key'): asserts key is string {
   if (typeof key !== 'string') throw new TypeError(`The ${what} must be a string, got ${key === null ? 'null' : typeof key}`);
+  if (!isWellFormedText(key)) throw new InvalidKeyError(what, key);
 }
 
 type Pair = readonly [string, ReadonlyJSONValue];

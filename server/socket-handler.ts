@@ -2,10 +2,12 @@ import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { RawData, WebSocket, WebSocketServer } from 'ws';
 import { decodeAuthSubprotocol, decodeUpstream, parseConnectRequest, ProtocolError, type Upstream } from '../src/protocol';
-import type { AuthResult } from './auth';
+import { ANONYMOUS_USER_ID, type AuthData } from './auth';
 import { CLOSE_INTERNAL_ERROR, CLOSE_POLICY, ClientConnection } from './client-connection';
+import { IdleWatch, RateLimiter } from './connection-guards';
 import type { ServerContext } from './context';
 import { ClientError } from './errors';
+import { originAllowed } from './origin-policy';
 import { parseRequestURL } from './request-url';
 import type { Room } from './room';
 
@@ -22,22 +24,26 @@ function offeredSubprotocol(req: IncomingMessage): string | undefined {
 }
 
 /**
- * Upgrades a connect request. A request with no subprotocol whose anonymous
- * access the auth handler refuses gets an HTTP 401; every other failure is
- * reported after the upgrade as one error frame followed by a close.
+ * Upgrades a connect request. A browser page of another site (Origin) gets
+ * HTTP 403, a request with no token at all HTTP 401 (unless anonymous users
+ * are allowed); every other failure is reported after the upgrade as one
+ * error frame followed by a close.
  */
 export function createUpgradeHandler(ctx: ServerContext, wss: WebSocketServer) {
   return async (req: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> => {
     socket.on('error', () => socket.destroy());
     if (ctx.shuttingDown) return refuse(socket, 503, 'Service Unavailable');
-    let preAuth: AuthResult | undefined;
-    if (offeredSubprotocol(req) === undefined) {
-      const roomID = parseRequestURL(req.url)?.searchParams.get('roomID') ?? '';
-      const result = await authenticate(ctx, undefined, roomID);
-      if (result === null) return refuse(socket, 401, 'Unauthorized');
-      preAuth = result;
+    const origin = req.headers.origin;
+    if (!originAllowed(origin, req.headers.host, ctx.originPolicy)) {
+      ctx.counters.rejectedConnects++;
+      ctx.logger.info('connect refused: origin not allowed', { origin, host: req.headers.host });
+      return refuse(socket, 403, 'Forbidden');
     }
-    wss.handleUpgrade(req, socket, head, (ws) => void serveSocket(ctx, ws, req, preAuth));
+    if (offeredSubprotocol(req) === undefined && !ctx.allowAnonymous) {
+      ctx.counters.rejectedConnects++;
+      return refuse(socket, 401, 'Unauthorized');
+    }
+    wss.handleUpgrade(req, socket, head, (ws) => void serveSocket(ctx, ws, req));
   };
 }
 
@@ -45,29 +51,40 @@ function refuse(socket: Duplex, status: number, text: string): void {
   socket.end(`HTTP/1.1 ${status} ${text}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
 }
 
-async function authenticate(ctx: ServerContext, token: string | undefined, roomID: string): Promise<AuthResult | null> {
+/** Who the token says the client is; null refuses. A missing, empty or undecodable token is anonymous when allowed. */
+async function authenticate(ctx: ServerContext, req: IncomingMessage, roomID: string): Promise<AuthData | null> {
+  const token = decodeAuthSubprotocol(offeredSubprotocol(req));
+  if (token === undefined || token === '') return ctx.allowAnonymous ? { userID: ANONYMOUS_USER_ID, claims: {} } : null;
   try {
     const result = await ctx.authHandler(token, roomID);
-    return result && typeof result.userID === 'string' ? result : null;
+    if (result === null || typeof result.userID !== 'string' || result.userID === '') return null;
+    return { userID: result.userID, claims: result.claims ?? {} };
   } catch (error) {
     ctx.logger.warn('auth handler threw; refusing', { roomID, error });
     return null;
   }
 }
 
-async function serveSocket(ctx: ServerContext, ws: WebSocket, req: IncomingMessage, preAuth: AuthResult | undefined): Promise<void> {
+async function serveSocket(ctx: ServerContext, ws: WebSocket, req: IncomingMessage): Promise<void> {
   let session: { conn: ClientConnection; room: Room } | undefined;
+  let attaching: { conn: ClientConnection; room: Room } | undefined;
   const early: [RawData, boolean][] = [];
+  const idle = new IdleWatch(ctx, ws);
+  const rate = new RateLimiter(ctx, ws);
   ws.on('message', (data, isBinary) => {
-    if (session !== undefined) onFrame(ctx, session.conn, session.room, data, isBinary);
+    idle.touch();
+    if (session !== undefined) onFrame(ctx, session.conn, session.room, rate, data, isBinary);
     else if (early.length < MAX_EARLY_FRAMES) early.push([data, isBinary]);
     else ws.close(CLOSE_POLICY, 'too many frames before connected');
   });
   ws.on('error', (error) => ctx.logger.debug('socket error', { error }));
   ws.on('close', () => {
-    if (session === undefined) return;
-    session.room.detach(session.conn);
-    ctx.connections.delete(session.conn);
+    idle.stop();
+    // Also a connect still in progress: the room must not keep a closed connection.
+    const s = session ?? attaching;
+    if (s === undefined) return;
+    s.room.detach(s.conn);
+    ctx.connections.delete(s.conn);
   });
   const failConnect = (kind: ClientError['kind'], message: string): void => {
     ctx.counters.rejectedConnects++;
@@ -79,15 +96,22 @@ async function serveSocket(ctx: ServerContext, ws: WebSocket, req: IncomingMessa
   try {
     if (parseRequestURL(req.url) === undefined) return failConnect('InvalidConnectionRequest', 'Invalid request URL');
     const { params } = parseConnectRequest(req.url ?? '/');
-    const auth = preAuth ?? (await authenticate(ctx, decodeAuthSubprotocol(offeredSubprotocol(req)), params.roomID));
-    if (auth === null) return failConnect('Unauthorized', 'Unauthorized: the auth token was rejected');
-    let room = await ctx.registry.get(params.roomID, !ctx.requireRooms);
+    const auth = await authenticate(ctx, req, params.roomID);
+    if (auth === null) {
+      const sent = offeredSubprotocol(req) !== undefined && decodeAuthSubprotocol(offeredSubprotocol(req));
+      return failConnect('Unauthorized', sent ? 'Unauthorized: the auth token was rejected' : 'Unauthorized: no auth token (or one that is empty or cannot be decoded)');
+    }
+    const address = req.socket.remoteAddress ?? 'unknown';
+    const create = ctx.requireRooms ? (false as const) : () => ctx.roomQuota.claim(params.roomID, auth.userID, address);
+    let room = await ctx.registry.get(params.roomID, create);
     // A room dropped from memory between the lookup and now: look again (bounded).
-    for (let i = 0; room?.isBroken === true && i < ROOM_LOOKUP_ATTEMPTS; i++) room = await ctx.registry.get(params.roomID, !ctx.requireRooms);
+    for (let i = 0; room?.isBroken === true && i < ROOM_LOOKUP_ATTEMPTS; i++) room = await ctx.registry.get(params.roomID, create);
     if (room === undefined || room.isBroken) return failConnect('RoomNotFound', params.roomID);
     if (ws.readyState !== ws.OPEN) return;
-    const conn = new ClientConnection(ws, params, auth.userID, ctx.maxSendBufferBytes, ctx.logger);
+    const conn = new ClientConnection(ws, params, auth, ctx.limits.maxSendBufferBytes, ctx.logger);
+    attaching = { conn, room };
     await room.connect(conn);
+    attaching = undefined;
     if (ws.readyState !== ws.OPEN) {
       room.detach(conn);
       return;
@@ -96,27 +120,31 @@ async function serveSocket(ctx: ServerContext, ws: WebSocket, req: IncomingMessa
     ctx.connections.add(conn);
     ctx.counters.connects++;
     ctx.logger.debug('connected', { roomID: params.roomID, clientID: params.clientID, userID: auth.userID, wsid: params.wsid });
-    for (const [data, isBinary] of early.splice(0)) onFrame(ctx, conn, room, data, isBinary);
+    for (const [data, isBinary] of early.splice(0)) onFrame(ctx, conn, room, rate, data, isBinary);
   } catch (error) {
+    attaching = undefined;
     if (error instanceof ClientError || error instanceof ProtocolError) return failConnect(error.kind, error.message);
     ctx.logger.error('connect failed', { url: req.url, error });
     if (ws.readyState === ws.OPEN) ws.close(CLOSE_INTERNAL_ERROR, 'internal error');
   }
 }
 
-function onFrame(ctx: ServerContext, conn: ClientConnection, room: Room, data: RawData, isBinary: boolean): void {
+function onFrame(ctx: ServerContext, conn: ClientConnection, room: Room, rate: RateLimiter, data: RawData, isBinary: boolean): void {
   if (conn.isClosed) return;
   let message: Upstream;
+  const text = rawText(data);
   try {
     if (isBinary) throw new ProtocolError('InvalidMessage', 'Invalid upstream message: binary frames are not accepted; send JSON text');
-    message = decodeUpstream(rawText(data));
+    message = decodeUpstream(text);
   } catch (error) {
+    rate.spend(text.length, 0);
     ctx.counters.invalidMessages++;
-    const text = error instanceof Error ? error.message : String(error);
-    ctx.logger.debug('invalid message', { roomID: conn.roomID, clientID: conn.clientID, message: text });
-    conn.send(['error', 'InvalidMessage', text]);
+    const reason = error instanceof Error ? error.message : String(error);
+    ctx.logger.debug('invalid message', { roomID: conn.roomID, clientID: conn.clientID, message: reason });
+    conn.send(['error', 'InvalidMessage', reason]);
     return;
   }
+  rate.spend(text.length, message[0] === 'push' ? message[1].mutations.length : 0);
   switch (message[0]) {
     case 'ping':
       conn.send(['pong', {}]);

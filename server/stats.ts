@@ -7,8 +7,24 @@ export interface ServerCounters {
   connects: number;
   rejectedConnects: number;
   invalidMessages: number;
+  /** Times a connection was paused for going over its rate limit. */
+  throttled: number;
+  idleClosed: number;
+  /** Worker threads stopped because a mutator ran past the timeout. */
+  workersStopped: number;
 }
 
 export function newCounters(): ServerCounters {
-  return { batches: 0, mutations: 0, failedMutations: 0, pokes: 0, connects: 0, rejectedConnects: 0, invalidMessages: 0 };
+  return {
+    batches: 0,
+    mutations: 0,
+    failedMutations: 0,
+    pokes: 0,
+    connects: 0,
+    rejectedConnects: 0,
+    invalidMessages: 0,
+    throttled: 0,
+    idleClosed: 0,
+    workersStopped: 0,
+  };
 }

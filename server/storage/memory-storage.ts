@@ -1,4 +1,4 @@
-import type { BatchCommit, RoomMeta, Storage, StoredClient, StoredEntry, StoredRoom } from './types';
+import { StaleRoomError, type BatchCommit, type RoomMeta, type Storage, type StoredClient, type StoredEntry, type StoredRoom } from './types';
 
 interface MemoryRoom {
   meta: RoomMeta;
@@ -14,6 +14,11 @@ export class MemoryStorage implements Storage {
   async listRooms(): Promise<RoomMeta[]> {
     this.check();
     return [...this.rooms.values()].map((r) => r.meta);
+  }
+
+  async countRooms(): Promise<number> {
+    this.check();
+    return this.rooms.size;
   }
 
   async loadRoom(roomID: string): Promise<StoredRoom | undefined> {
@@ -48,12 +53,13 @@ export class MemoryStorage implements Storage {
     this.check();
     const r = this.rooms.get(roomID);
     if (r === undefined) throw new Error(`Room ${roomID} does not exist`);
+    if (r.meta.version !== batch.baseVersion) throw new StaleRoomError(roomID, batch.baseVersion);
     for (const e of batch.entries) r.entries.set(e.key, e);
     for (const c of batch.clients) r.clients.set(c.clientID, c);
     let horizon = r.meta.tombstoneHorizon;
     if (batch.tombstoneHorizon !== undefined) {
       horizon = Math.max(horizon, batch.tombstoneHorizon);
-      for (const [k, e] of r.entries) if (e.value === undefined && e.version <= horizon) r.entries.delete(k);
+      for (const [k, e] of r.entries) if (e.json === undefined && e.version <= horizon) r.entries.delete(k);
     }
     r.meta = { ...r.meta, version: batch.version, tombstoneHorizon: horizon };
   }

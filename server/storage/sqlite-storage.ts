@@ -1,7 +1,5 @@
 import Database from 'better-sqlite3';
-import type { ReadonlyJSONValue } from '../../protocol/json';
-import { deepFreeze } from '../json-copy';
-import type { BatchCommit, RoomMeta, Storage, StoredRoom } from './types';
+import { StaleRoomError, type BatchCommit, type RoomMeta, type Storage, type StoredRoom } from './types';
 
 export interface SqliteStorageOptions {
   /** A database file path, or ':memory:'. */
@@ -48,6 +46,7 @@ CREATE TABLE IF NOT EXISTS clients (
   client_id TEXT NOT NULL,
   client_group_id TEXT NOT NULL,
   last_mutation_id INTEGER NOT NULL,
+  user_id TEXT,
   PRIMARY KEY (room_id, client_id)
 ) WITHOUT ROWID;
 `;
@@ -79,15 +78,19 @@ export class SqliteStorage implements Storage {
     this.db.pragma('journal_mode = WAL');
     this.db.pragma(`synchronous = ${options.synchronous ?? 'FULL'}`);
     this.db.exec(SCHEMA);
+    const clientColumns = this.db.prepare<[], { name: string }>('PRAGMA table_info(clients)').all();
+    // Databases from before clients were bound to users.
+    if (!clientColumns.some((c) => c.name === 'user_id')) this.db.exec('ALTER TABLE clients ADD COLUMN user_id TEXT');
     const db = this.db;
     this.stmts = {
       listRooms: db.prepare<[], RoomRow>('SELECT * FROM rooms ORDER BY room_id'),
+      countRooms: db.prepare<[], { n: number }>('SELECT count(*) AS n FROM rooms'),
       getRoom: db.prepare<[string], RoomRow>('SELECT * FROM rooms WHERE room_id = ?'),
       entries: db.prepare<[string], { key: string; value: string | null; version: number }>(
         'SELECT key, value, version FROM entries WHERE room_id = ?',
       ),
-      clients: db.prepare<[string], { client_id: string; client_group_id: string; last_mutation_id: number }>(
-        'SELECT client_id, client_group_id, last_mutation_id FROM clients WHERE room_id = ?',
+      clients: db.prepare<[string], { client_id: string; client_group_id: string; last_mutation_id: number; user_id: string | null }>(
+        'SELECT client_id, client_group_id, last_mutation_id, user_id FROM clients WHERE room_id = ?',
       ),
       createRoom: db.prepare('INSERT OR IGNORE INTO rooms (room_id, version, created_at) VALUES (?, 0, ?)'),
       setClosed: db.prepare('UPDATE rooms SET closed = ? WHERE room_id = ?'),
@@ -96,10 +99,10 @@ export class SqliteStorage implements Storage {
       deleteClients: db.prepare('DELETE FROM clients WHERE room_id = ?'),
       putEntry: db.prepare('INSERT OR REPLACE INTO entries (room_id, key, value, version) VALUES (?, ?, ?, ?)'),
       putClient: db.prepare(
-        'INSERT OR REPLACE INTO clients (room_id, client_id, client_group_id, last_mutation_id) VALUES (?, ?, ?, ?)',
+        'INSERT OR REPLACE INTO clients (room_id, client_id, client_group_id, last_mutation_id, user_id) VALUES (?, ?, ?, ?, ?)',
       ),
       pruneTombstones: db.prepare('DELETE FROM entries WHERE room_id = ? AND value IS NULL AND version <= ?'),
-      setVersion: db.prepare('UPDATE rooms SET version = ? WHERE room_id = ?'),
+      setVersion: db.prepare('UPDATE rooms SET version = ? WHERE room_id = ? AND version = ?'),
       setHorizon: db.prepare('UPDATE rooms SET tombstone_horizon = max(tombstone_horizon, ?) WHERE room_id = ?'),
     };
     this.commitTx = db.transaction((roomID: string, batch: BatchCommit) => this.write(roomID, batch));
@@ -110,11 +113,12 @@ export class SqliteStorage implements Storage {
 
   private write(roomID: string, batch: BatchCommit): void {
     const s = this.stmts;
-    if (s.setVersion.run(batch.version, roomID).changes !== 1) throw new Error(`Room ${roomID} does not exist`);
-    for (const e of batch.entries) {
-      s.putEntry.run(roomID, e.key, e.value === undefined ? null : JSON.stringify(e.value), e.version);
+    if (s.setVersion.run(batch.version, roomID, batch.baseVersion).changes !== 1) {
+      if (s.getRoom.get(roomID) === undefined) throw new Error(`Room ${roomID} does not exist`);
+      throw new StaleRoomError(roomID, batch.baseVersion);
     }
-    for (const c of batch.clients) s.putClient.run(roomID, c.clientID, c.clientGroupID, c.lastMutationID);
+    for (const e of batch.entries) s.putEntry.run(roomID, e.key, e.json ?? null, e.version);
+    for (const c of batch.clients) s.putClient.run(roomID, c.clientID, c.clientGroupID, c.lastMutationID, c.userID ?? null);
     if (batch.tombstoneHorizon !== undefined) {
       s.pruneTombstones.run(roomID, batch.tombstoneHorizon);
       s.setHorizon.run(batch.tombstoneHorizon, roomID);
@@ -125,18 +129,19 @@ export class SqliteStorage implements Storage {
     return this.stmts.listRooms.all().map(toMeta);
   }
 
+  async countRooms(): Promise<number> {
+    return this.stmts.countRooms.get()!.n;
+  }
+
   async loadRoom(roomID: string): Promise<StoredRoom | undefined> {
     const row = this.stmts.getRoom.get(roomID);
     if (row === undefined) return undefined;
-    const entries = this.stmts.entries.all(roomID).map((r) => ({
-      key: r.key,
-      value: r.value === null ? undefined : deepFreeze(JSON.parse(r.value) as ReadonlyJSONValue),
-      version: r.version,
-    }));
+    const entries = this.stmts.entries.all(roomID).map((r) => ({ key: r.key, json: r.value ?? undefined, version: r.version }));
     const clients = this.stmts.clients.all(roomID).map((r) => ({
       clientID: r.client_id,
       clientGroupID: r.client_group_id,
       lastMutationID: r.last_mutation_id,
+      ...(r.user_id === null ? {} : { userID: r.user_id }),
     }));
     return { meta: toMeta(row), entries, clients };
   }

@@ -10,6 +10,7 @@ export function describeStorageContract(name: string, open: () => Promise<Storag
       expect(await s.createRoom('r1', 6)).toBe(false);
       expect(await s.listRooms()).toEqual([{ roomID: 'r1', version: 0, closed: false, tombstoneHorizon: 0, createdAt: 5 }]);
       expect(await s.loadRoom('nope')).toBeUndefined();
+      expect(await s.countRooms()).toBe(1);
       await s.close();
     });
 
@@ -17,35 +18,49 @@ export function describeStorageContract(name: string, open: () => Promise<Storag
       const s = await open();
       await s.createRoom('r', 0);
       await s.commitBatch('r', {
+        baseVersion: 0,
         version: 1,
         entries: [
-          { key: 'a', value: { x: [1, 'two'] }, version: 1 },
-          { key: 'b', value: undefined, version: 1 },
+          { key: 'a', json: '{"x":[1,"two"],"__proto__":0}', version: 1 },
+          { key: 'b', json: undefined, version: 1 },
         ],
-        clients: [{ clientID: 'c1', clientGroupID: 'g1', lastMutationID: 3 }],
+        clients: [{ clientID: 'c1', clientGroupID: 'g1', lastMutationID: 3, userID: 'u1' }],
       });
       await s.commitBatch('r', {
+        baseVersion: 1,
         version: 2,
-        entries: [{ key: 'a', value: 7, version: 2 }],
-        clients: [{ clientID: 'c1', clientGroupID: 'g1', lastMutationID: 4 }],
+        entries: [{ key: 'a', json: '{"b":7,"a":8}', version: 2 }],
+        clients: [{ clientID: 'c1', clientGroupID: 'g1', lastMutationID: 4, userID: 'u1' }],
       });
       const room = await s.loadRoom('r');
       expect(room?.meta.version).toBe(2);
       expect([...room!.entries].sort((x, y) => (x.key < y.key ? -1 : 1))).toEqual([
-        { key: 'a', value: 7, version: 2 },
-        { key: 'b', value: undefined, version: 1 },
+        { key: 'a', json: '{"b":7,"a":8}', version: 2 },
+        { key: 'b', json: undefined, version: 1 },
       ]);
-      expect(room?.clients).toEqual([{ clientID: 'c1', clientGroupID: 'g1', lastMutationID: 4 }]);
+      expect(room?.clients).toEqual([{ clientID: 'c1', clientGroupID: 'g1', lastMutationID: 4, userID: 'u1' }]);
+      await s.close();
+    });
+
+    it('refuses a batch that ran against another version (the room moved on)', async () => {
+      const s = await open();
+      await s.createRoom('r', 0);
+      await s.commitBatch('r', { baseVersion: 0, version: 1, entries: [{ key: 'a', json: '1', version: 1 }], clients: [] });
+      await expect(s.commitBatch('r', { baseVersion: 0, version: 1, entries: [{ key: 'a', json: '2', version: 1 }], clients: [] })).rejects.toMatchObject({
+        kind: 'StaleRoom',
+      });
+      expect((await s.loadRoom('r'))?.entries).toEqual([{ key: 'a', json: '1', version: 1 }]);
       await s.close();
     });
 
     it('prunes tombstones up to the horizon', async () => {
       const s = await open();
       await s.createRoom('r', 0);
-      await s.commitBatch('r', { version: 1, entries: [{ key: 'a', value: undefined, version: 1 }], clients: [] });
+      await s.commitBatch('r', { baseVersion: 0, version: 1, entries: [{ key: 'a', json: undefined, version: 1 }], clients: [] });
       await s.commitBatch('r', {
+        baseVersion: 1,
         version: 2,
-        entries: [{ key: 'b', value: undefined, version: 2 }],
+        entries: [{ key: 'b', json: undefined, version: 2 }],
         clients: [],
         tombstoneHorizon: 1,
       });
@@ -58,7 +73,7 @@ export function describeStorageContract(name: string, open: () => Promise<Storag
     it('closes and deletes rooms', async () => {
       const s = await open();
       await s.createRoom('r', 0);
-      await s.commitBatch('r', { version: 1, entries: [{ key: 'a', value: 1, version: 1 }], clients: [] });
+      await s.commitBatch('r', { baseVersion: 0, version: 1, entries: [{ key: 'a', json: '1', version: 1 }], clients: [] });
       expect(await s.setRoomClosed('r', true)).toBe(true);
       expect((await s.loadRoom('r'))?.meta.closed).toBe(true);
       expect(await s.setRoomClosed('x', true)).toBe(false);
@@ -67,7 +82,7 @@ export function describeStorageContract(name: string, open: () => Promise<Storag
       expect(await s.loadRoom('r')).toBeUndefined();
       await s.createRoom('r', 0);
       expect((await s.loadRoom('r'))?.entries).toEqual([]);
-      await expect(s.commitBatch('missing', { version: 1, entries: [], clients: [] })).rejects.toThrow();
+      await expect(s.commitBatch('missing', { baseVersion: 0, version: 1, entries: [], clients: [] })).rejects.toThrow();
       await s.close();
     });
   });

@@ -1,5 +1,3 @@
-import type { ReadonlyJSONValue } from '../../protocol/json';
-
 /** What the server keeps about a room besides its data. */
 export interface RoomMeta {
   readonly roomID: string;
@@ -11,8 +9,8 @@ export interface RoomMeta {
 
 export interface StoredEntry {
   readonly key: string;
-  /** undefined: a tombstone. */
-  readonly value: ReadonlyJSONValue | undefined;
+  /** The value as JSON text (kept as text so object key order survives); undefined: a tombstone. */
+  readonly json: string | undefined;
   readonly version: number;
 }
 
@@ -20,6 +18,8 @@ export interface StoredClient {
   readonly clientID: string;
   readonly clientGroupID: string;
   readonly lastMutationID: number;
+  /** The user the client is bound to (undefined in records from before clients were bound). */
+  readonly userID?: string | undefined;
 }
 
 /** A room as loaded at startup of its in-memory state. */
@@ -31,6 +31,12 @@ export interface StoredRoom {
 
 /** One processed batch: everything it changed, written atomically. */
 export interface BatchCommit {
+  /**
+   * The room version the batch ran against. A storage refuses the commit
+   * (StaleRoomError) when the stored version is another: the in-memory room
+   * is a cache, valid only while its version is the stored one.
+   */
+  readonly baseVersion: number;
   readonly version: number;
   /** Written keys; a tombstone when `value` is undefined. */
   readonly entries: readonly StoredEntry[];
@@ -40,6 +46,18 @@ export interface BatchCommit {
   readonly tombstoneHorizon?: number;
 }
 
+/** The stored room moved on (another writer): reload it before running anything more. */
+export class StaleRoomError extends Error {
+  readonly kind = 'StaleRoom';
+  override readonly name = 'StaleRoomError';
+  constructor(
+    readonly roomID: string,
+    readonly expectedVersion: number,
+  ) {
+    super(`Room ${roomID} is no longer at version ${expectedVersion} in storage`);
+  }
+}
+
 /**
  * Where rooms live. Async so that a networked implementation (e.g.
  * PostgreSQL, for several server processes) can follow. `commitBatch` must be
@@ -47,6 +65,7 @@ export interface BatchCommit {
  */
 export interface Storage {
   listRooms(): Promise<RoomMeta[]>;
+  countRooms(): Promise<number>;
   /** undefined when the room does not exist. */
   loadRoom(roomID: string): Promise<StoredRoom | undefined>;
   /** Creates the room at version 0; returns false when it already existed. */

@@ -1,0 +1,108 @@
+import type { ErrorKind, PushBody } from '../../src/protocol';
+import type { AuthData } from '../auth';
+import type { BatchCommit, StoredRoom } from '../storage/types';
+
+/** A connect request as the room checks it. */
+export interface ConnectRequest {
+  readonly clientID: string;
+  readonly clientGroupID: string;
+  readonly userID: string;
+  readonly baseCookie: number | null;
+  readonly lmid: number;
+}
+
+/** The catch-up poke's parts; the patch is JSON text, encoded once. */
+export interface CatchUp {
+  readonly baseCookie: number | null;
+  readonly cookie: number;
+  readonly lastMutationIDChanges: Record<string, number>;
+  readonly patchJSON: string;
+}
+
+export type ConnectAnswer =
+  | { readonly ok: true; readonly catchUp: CatchUp | undefined }
+  | { readonly ok: false; readonly kind: ErrorKind; readonly message: string };
+
+/** One push of a batch, with the connection it came on (by number) and who pushed. */
+export interface PushInput {
+  readonly conn: number;
+  readonly auth: AuthData;
+  readonly push: PushBody;
+}
+
+/** Where a mutation sits in a batch request. */
+export interface MutationPlace {
+  readonly push: number;
+  readonly mutation: number;
+}
+
+export interface BatchRequest {
+  readonly pushes: readonly PushInput[];
+  /** Mutations that timed out on an earlier run of this batch: skipped, counted as processed. */
+  readonly timedOut: readonly MutationPlace[];
+}
+
+/** A mutation that was skipped, for the (rate-limited) log. */
+export interface FailedMutation {
+  readonly clientID: string;
+  readonly mutationID: number;
+  readonly name: string;
+  readonly userID: string;
+  readonly error: { readonly name: string; readonly message: string };
+}
+
+export interface BatchResult {
+  /** Connections whose push was refused: they get the error and are closed. */
+  readonly failures: readonly { readonly conn: number; readonly kind: ErrorKind; readonly message: string }[];
+  /** What to store before poking; undefined when no mutation was new. */
+  readonly commit: BatchCommit | undefined;
+  /** JSON text of the patch operations (the same for every receiver). */
+  readonly patchJSON: string;
+  /** clientGroupID → clientID → last mutation id, for the groups that changed. */
+  readonly changesByGroup: Readonly<Record<string, Record<string, number>>>;
+  readonly mutations: number;
+  /** Skipped mutations: all of them counted, the first few described. */
+  readonly failedCount: number;
+  readonly failed: readonly FailedMutation[];
+}
+
+export interface PullAnswer {
+  readonly cookie: number;
+  readonly lastMutationIDChanges: Record<string, number>;
+}
+
+export interface RoomStats {
+  readonly version: number;
+  readonly keys: number;
+  readonly tombstones: number;
+  readonly clients: number;
+  readonly bytes: number;
+}
+
+/**
+ * Runs rooms: in this thread or in worker threads. Every call may reject with
+ * EngineLostError (the room's state is gone: reopen it from storage and retry).
+ */
+export interface EngineHost {
+  open(roomID: string, stored: StoredRoom): Promise<void>;
+  /** Forgets the room's state (after a failed commit, a delete, or when it went idle). */
+  close(roomID: string): void;
+  connect(roomID: string, request: ConnectRequest): Promise<ConnectAnswer>;
+  batch(roomID: string, request: BatchRequest): Promise<BatchResult>;
+  pull(roomID: string, clientGroupID: string): Promise<PullAnswer>;
+  stats(roomID: string): Promise<RoomStats>;
+  shutdown(): Promise<void>;
+}
+
+/** The state of a room is gone (not open, or its worker was stopped); `timedOut` names the mutation that was stuck. */
+export class EngineLostError extends Error {
+  readonly kind = 'EngineLost';
+  override readonly name = 'EngineLostError';
+  constructor(
+    readonly roomID: string,
+    reason: string,
+    readonly timedOut?: MutationPlace,
+  ) {
+    super(`Room ${roomID} must be reloaded: ${reason}`);
+  }
+}

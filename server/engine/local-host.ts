@@ -1,0 +1,50 @@
+import type { StoredRoom } from '../storage/types';
+import { EngineLostError, type BatchRequest, type ConnectRequest, type EngineHost } from './engine-types';
+import type { MutationGuard } from './mutation-guard';
+import { RoomPacer, type ThreadPace } from './pacer';
+import { RoomEngine, type EngineOptions } from './room-engine';
+
+/** Runs rooms in the calling thread: the main thread, or one worker. */
+export class LocalEngineHost implements EngineHost {
+  private readonly engines = new Map<string, RoomEngine>();
+
+  constructor(
+    private readonly options: EngineOptions,
+    private readonly pace: ThreadPace,
+    private readonly guardFor: (roomID: string) => MutationGuard,
+  ) {}
+
+  async open(roomID: string, stored: StoredRoom): Promise<void> {
+    this.engines.set(roomID, new RoomEngine(roomID, stored, this.options, this.guardFor(roomID), new RoomPacer(this.pace)));
+  }
+
+  close(roomID: string): void {
+    this.engines.delete(roomID);
+  }
+
+  async connect(roomID: string, request: ConnectRequest) {
+    return this.engine(roomID).connect(request);
+  }
+
+  async batch(roomID: string, request: BatchRequest) {
+    return this.engine(roomID).batch(request);
+  }
+
+  async pull(roomID: string, clientGroupID: string) {
+    return this.engine(roomID).pull(clientGroupID);
+  }
+
+  async stats(roomID: string) {
+    return this.engine(roomID).stats();
+  }
+
+  async shutdown(): Promise<void> {
+    this.engines.clear();
+  }
+
+  private engine(roomID: string): RoomEngine {
+    const engine = this.engines.get(roomID);
+    if (engine === undefined) throw new EngineLostError(roomID, 'it is not open');
+    return engine;
+  }
+}

@@ -1,0 +1,53 @@
+import type { Timers } from '../clock';
+import { MutatorTimeoutError } from '../errors';
+import type { MutationPlace } from './engine-types';
+
+/** Runs one mutator call; it may fail it when it takes too long. */
+export interface MutationGuard {
+  run<T>(place: MutationPlace, name: string, call: () => Promise<T>): Promise<T>;
+}
+
+/**
+ * In-process guard: a mutator that has not settled after `timeoutMs` fails
+ * (its room goes on). It cannot stop synchronous code: only a worker can.
+ */
+export function timerGuard(timers: Timers, timeoutMs: number): MutationGuard {
+  return {
+    run(_place, name, call) {
+      let handle: unknown;
+      const timeout = new Promise<never>((_, reject) => {
+        handle = timers.setTimeout(() => reject(new MutatorTimeoutError(name, timeoutMs)), timeoutMs);
+      });
+      return Promise.race([call(), timeout]).finally(() => timers.clearTimeout(handle));
+    },
+  };
+}
+
+/** Slots of the shared board a worker marks its running mutation on. */
+export const BOARD_SEQ = 0;
+export const BOARD_RUNNING = 1;
+export const BOARD_ROOM = 2;
+export const BOARD_PUSH = 3;
+export const BOARD_MUTATION = 4;
+export const BOARD_SLOTS = 5;
+
+/**
+ * Worker guard: marks the running mutation on a shared board, so the main
+ * thread can see a mutation that does not end and stop the worker.
+ */
+export function boardGuard(board: Int32Array, roomNumber: number): MutationGuard {
+  return {
+    async run(place, _name, call) {
+      Atomics.add(board, BOARD_SEQ, 1);
+      Atomics.store(board, BOARD_ROOM, roomNumber);
+      Atomics.store(board, BOARD_PUSH, place.push);
+      Atomics.store(board, BOARD_MUTATION, place.mutation);
+      Atomics.store(board, BOARD_RUNNING, 1);
+      try {
+        return await call();
+      } finally {
+        Atomics.store(board, BOARD_RUNNING, 0);
+      }
+    },
+  };
+}

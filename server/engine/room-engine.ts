@@ -1,0 +1,227 @@
+import type { MutatorDefs } from '../../src/db/transaction-types';
+import type { Mutation } from '../../src/protocol';
+import type { AuthData } from '../auth';
+import { BatchWriter } from '../batch-writer';
+import { ClientError, RoomSizeLimitError, UnknownMutatorError } from '../errors';
+import { RoomData, type ClientRecord } from '../room-data';
+import { ServerTransaction } from '../server-transaction';
+import type { StoredClient, StoredRoom } from '../storage/types';
+import type {
+  BatchRequest,
+  BatchResult,
+  ConnectAnswer,
+  ConnectRequest,
+  FailedMutation,
+  MutationPlace,
+  PullAnswer,
+  PushInput,
+  RoomStats,
+} from './engine-types';
+import type { MutationGuard } from './mutation-guard';
+import type { RoomPacer } from './pacer';
+
+export interface EngineOptions {
+  readonly mutators: MutatorDefs;
+  readonly maxMutationsPerPush: number;
+  readonly maxTombstones: number;
+  /** A mutation that would take the room's live keys and JSON over this many bytes is skipped. */
+  readonly maxRoomBytes: number;
+}
+
+/** Most skipped mutations described in one batch result (the rest are only counted). */
+const MAX_FAILED_REPORTED = 20;
+
+/**
+ * One room's state and the running of its mutators: connect checks, batches,
+ * catch-up patches and recovery answers. Plain data in and out, no sockets and
+ * no storage, so it runs the same in the main thread or a worker.
+ */
+export class RoomEngine {
+  private readonly data: RoomData;
+  /** Clients bound at connect whose record is not stored yet (stored with the next batch). */
+  private readonly unsaved = new Set<string>();
+
+  constructor(
+    readonly roomID: string,
+    stored: StoredRoom,
+    private readonly options: EngineOptions,
+    private readonly guard: MutationGuard,
+    private readonly pacer: RoomPacer,
+  ) {
+    this.data = new RoomData(stored.meta.version, stored.meta.tombstoneHorizon);
+    this.data.loadEntries(stored.entries.map((e) => [e.key, { json: e.json, version: e.version }] as const));
+    for (const c of stored.clients) this.data.setClient(c.clientID, recordOf(c));
+  }
+
+  get version(): number {
+    return this.data.version;
+  }
+
+  connect(r: ConnectRequest): ConnectAnswer {
+    const known = this.data.clients.get(r.clientID);
+    if (known !== undefined && known.clientGroupID !== r.clientGroupID) {
+      return refuse('InvalidConnectionRequest', `Client ${r.clientID} belongs to client group ${known.clientGroupID}, not ${r.clientGroupID}`);
+    }
+    if (known?.userID !== undefined && known.userID !== r.userID) {
+      return refuse('Unauthorized', `Client ${r.clientID} belongs to another user`);
+    }
+    const serverLmid = known?.lastMutationID ?? 0;
+    if (r.lmid > serverLmid) return refuse('InvalidConnectionRequest', `Unexpected lmid ${r.lmid} for client ${r.clientID}: the server has ${serverLmid}`);
+    if (r.baseCookie !== null && r.baseCookie > this.data.version) {
+      return refuse('InvalidConnectionRequest', `Unexpected baseCookie ${r.baseCookie}: room ${this.roomID} is at version ${this.data.version}`);
+    }
+    if (known?.userID === undefined) {
+      this.data.setClient(r.clientID, { clientGroupID: r.clientGroupID, lastMutationID: serverLmid, userID: r.userID });
+      this.unsaved.add(r.clientID);
+    }
+    // Catch-up: sent when the client is behind, in data or in its own last mutation id.
+    if (r.baseCookie === this.data.version && serverLmid === r.lmid) return { ok: true, catchUp: undefined };
+    return {
+      ok: true,
+      catchUp: {
+        baseCookie: r.baseCookie,
+        cookie: this.data.version,
+        lastMutationIDChanges: this.data.groupMutationIDs(r.clientGroupID),
+        patchJSON: this.data.patchJSONSince(r.baseCookie),
+      },
+    };
+  }
+
+  pull(clientGroupID: string): PullAnswer {
+    return { cookie: this.data.version, lastMutationIDChanges: this.data.groupMutationIDs(clientGroupID) };
+  }
+
+  stats(): RoomStats {
+    const d = this.data;
+    return { version: d.version, keys: d.liveCount, tombstones: d.tombstoneCount, clients: d.clients.size, bytes: d.byteSize };
+  }
+
+  /**
+   * Runs a batch and moves the room to its new version at once; the caller
+   * stores `commit` before poking, and drops this engine if that fails.
+   */
+  async batch(request: BatchRequest): Promise<BatchResult> {
+    const run = new BatchRun(this.data, this.data.version + 1);
+    const failures: { conn: number; kind: ClientError['kind']; message: string }[] = [];
+    const refused = new Set<number>();
+    this.pacer.begin();
+    try {
+      for (const [index, input] of request.pushes.entries()) {
+        if (refused.has(input.conn)) continue;
+        const error = await this.applyPush(index, input, request.timedOut, run);
+        if (error !== undefined) {
+          refused.add(input.conn);
+          failures.push({ conn: input.conn, kind: error.kind, message: error.message });
+        }
+      }
+    } finally {
+      this.pacer.end();
+    }
+    if (run.changed.size === 0) {
+      run.writer.rollbackBatch();
+      return { failures, commit: undefined, patchJSON: '[]', changesByGroup: {}, mutations: run.mutations, failedCount: run.failedCount, failed: run.failed };
+    }
+    return { failures, ...this.settle(run) };
+  }
+
+  private settle(run: BatchRun): Omit<BatchResult, 'failures'> {
+    const { entries, patchJSON } = run.writer.finish();
+    const clients: StoredClient[] = [];
+    for (const [clientID, r] of run.changed) clients.push({ clientID, ...r });
+    for (const clientID of this.unsaved) if (!run.changed.has(clientID)) clients.push({ clientID, ...this.data.clients.get(clientID)! });
+    const horizon = this.data.horizonKeeping(this.options.maxTombstones);
+    const commit = {
+      baseVersion: this.data.version,
+      version: run.writer.version,
+      entries,
+      clients,
+      ...(horizon === undefined ? {} : { tombstoneHorizon: horizon }),
+    };
+    this.unsaved.clear();
+    this.data.version = run.writer.version;
+    const changesByGroup: Record<string, Record<string, number>> = {};
+    for (const [clientID, r] of run.changed) {
+      this.data.setClient(clientID, r);
+      (changesByGroup[r.clientGroupID] ??= {})[clientID] = r.lastMutationID;
+    }
+    if (horizon !== undefined) this.data.dropTombstones(horizon);
+    return { commit, patchJSON, changesByGroup, mutations: run.mutations, failedCount: run.failedCount, failed: run.failed };
+  }
+
+  /** Runs the push's new mutations; returns the error that ends its connection, if any. */
+  private async applyPush(index: number, input: PushInput, timedOut: readonly MutationPlace[], run: BatchRun): Promise<ClientError | undefined> {
+    const { push, auth } = input;
+    if (push.mutations.length > this.options.maxMutationsPerPush) {
+      return new ClientError('InvalidPush', `Push has ${push.mutations.length} mutations; at most ${this.options.maxMutationsPerPush} are accepted per push`);
+    }
+    for (const [mi, m] of push.mutations.entries()) {
+      const record = run.changed.get(m.clientID) ?? this.data.clients.get(m.clientID);
+      if (record !== undefined && record.clientGroupID !== push.clientGroupID) {
+        return new ClientError('InvalidPush', `Client ${m.clientID} belongs to client group ${record.clientGroupID}, not ${push.clientGroupID}`);
+      }
+      if (record?.userID !== undefined && record.userID !== auth.userID) {
+        return new ClientError('Unauthorized', `Client ${m.clientID} belongs to another user`);
+      }
+      const expected = (record?.lastMutationID ?? 0) + 1;
+      if (m.id < expected) continue;
+      if (m.id > expected) {
+        return new ClientError('InvalidPush', `Push contains unexpected mutation id ${m.id} for client ${m.clientID}. Expected mutation id ${expected}.`);
+      }
+      const place = { push: index, mutation: mi };
+      if (timedOut.some((t) => t.push === place.push && t.mutation === place.mutation)) {
+        run.fail(m, auth, { name: 'MutatorTimeoutError', message: `Mutator ${m.name} was stopped: it ran past the mutator timeout` });
+      } else {
+        await this.runMutation(m, auth, place, run);
+      }
+      run.changed.set(m.clientID, { clientGroupID: push.clientGroupID, lastMutationID: m.id, userID: auth.userID });
+      await this.pacer.check();
+    }
+    return undefined;
+  }
+
+  private async runMutation(m: Mutation, auth: AuthData, place: MutationPlace, run: BatchRun): Promise<void> {
+    const tx = new ServerTransaction(m.clientID, m.id, run.writer, auth, () => this.pacer.check());
+    run.mutations++;
+    try {
+      const impl = Object.hasOwn(this.options.mutators, m.name) ? this.options.mutators[m.name] : undefined;
+      if (impl === undefined) throw new UnknownMutatorError(m.name);
+      await this.guard.run(place, m.name, async () => impl(tx, m.args));
+      if (run.writer.mutationGrowth() > 0 && this.data.byteSize > this.options.maxRoomBytes) {
+        throw new RoomSizeLimitError(this.roomID, this.data.byteSize, this.options.maxRoomBytes);
+      }
+      run.writer.endMutation();
+    } catch (error) {
+      run.writer.rollbackMutation();
+      run.fail(m, auth, error instanceof Error ? { name: error.name, message: error.message } : { name: 'Error', message: String(error) });
+    } finally {
+      tx.close();
+    }
+  }
+}
+
+class BatchRun {
+  readonly writer: BatchWriter;
+  readonly changed = new Map<string, Required<ClientRecord>>();
+  readonly failed: FailedMutation[] = [];
+  mutations = 0;
+  failedCount = 0;
+
+  constructor(data: RoomData, version: number) {
+    this.writer = new BatchWriter(data, version);
+  }
+
+  fail(m: Mutation, auth: AuthData, error: FailedMutation['error']): void {
+    this.failedCount++;
+    if (this.failed.length < MAX_FAILED_REPORTED) this.failed.push({ clientID: m.clientID, mutationID: m.id, name: m.name, userID: auth.userID, error });
+  }
+}
+
+function refuse(kind: ClientError['kind'], message: string): ConnectAnswer {
+  return { ok: false, kind, message };
+}
+
+function recordOf(c: StoredClient): ClientRecord {
+  return c.userID === undefined
+    ? { clientGroupID: c.clientGroupID, lastMutationID: c.lastMutationID }
+    : { clientGroupID: c.clientGroupID, lastMutationID: c.lastMutationID, userID: c.userID };
+}

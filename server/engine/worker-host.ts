@@ -1,0 +1,226 @@
+import { Worker } from 'node:worker_threads';
+import type { Timers } from '../clock';
+import type { Logger } from '../logger';
+import type { ServerCounters } from '../stats';
+import type { StoredRoom } from '../storage/types';
+import {
+  EngineLostError,
+  type BatchRequest,
+  type BatchResult,
+  type ConnectAnswer,
+  type ConnectRequest,
+  type EngineHost,
+  type MutationPlace,
+  type PullAnswer,
+  type RoomStats,
+} from './engine-types';
+import { BOARD_MUTATION, BOARD_PUSH, BOARD_ROOM, BOARD_RUNNING, BOARD_SEQ, BOARD_SLOTS } from './mutation-guard';
+import type { WorkerRequest, WorkerResponse, WorkerSetup } from './worker-protocol';
+
+/** Looks per mutator timeout: a mutation seen running at this many looks in a row is stuck. */
+export const WATCHDOG_LOOKS_PER_TIMEOUT = 4;
+
+export interface WorkerHostOptions extends Omit<WorkerSetup, 'board'> {
+  readonly workers: number;
+  readonly mutatorTimeoutMs: number;
+  readonly timers: Timers;
+  readonly logger: Logger;
+  readonly counters: ServerCounters;
+}
+
+interface Pending {
+  readonly roomID: string;
+  readonly op: WorkerRequest['op'];
+  readonly resolve: (value: unknown) => void;
+  readonly reject: (error: unknown) => void;
+}
+
+class Slot {
+  readonly board = new Int32Array(new SharedArrayBuffer(BOARD_SLOTS * Int32Array.BYTES_PER_ELEMENT));
+  readonly rooms = new Set<string>();
+  readonly pending = new Map<number, Pending>();
+  readonly worker: Worker;
+  readonly ready: Promise<void>;
+  lastSeq = -1;
+  strikes = 0;
+  stopped = false;
+
+  constructor(setup: Omit<WorkerSetup, 'board'>, onMessage: (slot: Slot, r: WorkerResponse) => void, onDeath: (slot: Slot, error: unknown) => void) {
+    this.worker = new Worker(new URL('./worker-boot.mjs', import.meta.url), {
+      workerData: { ...setup, board: this.board.buffer, entry: new URL(`./worker-main${extname(import.meta.url)}`, import.meta.url).href },
+    });
+    this.ready = new Promise((resolve, reject) => {
+      this.worker.once('message', () => resolve());
+      this.worker.once('error', reject);
+    });
+    this.ready.then(
+      () => this.worker.on('message', (r: WorkerResponse) => onMessage(this, r)),
+      () => {},
+    );
+    this.worker.on('error', (error) => onDeath(this, error));
+    this.worker.on('exit', (code) => onDeath(this, new Error(`worker exited with code ${code}`)));
+  }
+}
+
+function extname(url: string): string {
+  return url.endsWith('.ts') ? '.ts' : '.js';
+}
+
+/**
+ * Runs rooms in worker threads, each room pinned to one worker (the one with
+ * the fewest rooms when it opens). A watchdog looks at each busy worker's
+ * board; a mutation still running after the mutator timeout (synchronous
+ * `while (true) {}` included) gets its worker stopped: its pending requests
+ * fail with EngineLostError naming the stuck mutation, the rooms reload from
+ * storage in a fresh worker, and the batch runs again without it.
+ */
+export class WorkerEngineHost implements EngineHost {
+  private readonly slots: Slot[] = [];
+  private readonly roomSlots = new Map<string, Slot>();
+  private readonly roomNumbers = new Map<number, string>();
+  private nextRoomNumber = 0;
+  private nextID = 0;
+  private watchdog: unknown;
+  private closing = false;
+
+  constructor(private readonly options: WorkerHostOptions) {
+    for (let i = 0; i < Math.max(1, options.workers); i++) this.slots.push(this.newSlot());
+  }
+
+  /** Resolves when every worker has loaded the mutators; rejects with the reason one could not. */
+  async ready(): Promise<void> {
+    await Promise.all(this.slots.map((s) => s.ready));
+  }
+
+  get workerCount(): number {
+    return this.slots.length;
+  }
+
+  /** The worker index a room runs on (for tests and stats), or undefined when it is not open. */
+  workerOf(roomID: string): number | undefined {
+    const slot = this.roomSlots.get(roomID);
+    return slot === undefined ? undefined : this.slots.indexOf(slot);
+  }
+
+  async open(roomID: string, stored: StoredRoom): Promise<void> {
+    this.close(roomID);
+    const slot = this.slots.reduce((a, b) => (b.rooms.size < a.rooms.size ? b : a));
+    const roomNumber = this.nextRoomNumber++;
+    this.roomNumbers.set(roomNumber, roomID);
+    this.roomSlots.set(roomID, slot);
+    slot.rooms.add(roomID);
+    await this.request(slot, roomID, { op: 'open', roomID, roomNumber, stored });
+  }
+
+  close(roomID: string): void {
+    const slot = this.roomSlots.get(roomID);
+    if (slot === undefined) return;
+    this.roomSlots.delete(roomID);
+    slot.rooms.delete(roomID);
+    for (const [n, id] of this.roomNumbers) if (id === roomID) this.roomNumbers.delete(n);
+    if (!slot.stopped) slot.worker.postMessage({ id: -1, op: 'close', roomID } satisfies WorkerRequest);
+  }
+
+  connect(roomID: string, request: ConnectRequest): Promise<ConnectAnswer> {
+    return this.call(roomID, { op: 'connect', roomID, request });
+  }
+
+  batch(roomID: string, request: BatchRequest): Promise<BatchResult> {
+    return this.call(roomID, { op: 'batch', roomID, request });
+  }
+
+  pull(roomID: string, clientGroupID: string): Promise<PullAnswer> {
+    return this.call(roomID, { op: 'pull', roomID, clientGroupID });
+  }
+
+  stats(roomID: string): Promise<RoomStats> {
+    return this.call(roomID, { op: 'stats', roomID });
+  }
+
+  async shutdown(): Promise<void> {
+    this.closing = true;
+    this.options.timers.clearTimeout(this.watchdog);
+    await Promise.all(this.slots.map((s) => ((s.stopped = true), s.worker.terminate())));
+  }
+
+  private call<T>(roomID: string, request: DistributiveOmit<WorkerRequest, 'id'>): Promise<T> {
+    const slot = this.roomSlots.get(roomID);
+    if (slot === undefined) return Promise.reject(new EngineLostError(roomID, 'it is not open'));
+    return this.request(slot, roomID, request) as Promise<T>;
+  }
+
+  private request(slot: Slot, roomID: string, request: DistributiveOmit<WorkerRequest, 'id'>): Promise<unknown> {
+    if (slot.stopped) return Promise.reject(new EngineLostError(roomID, 'its worker was stopped'));
+    const id = this.nextID++;
+    return new Promise((resolve, reject) => {
+      slot.pending.set(id, { roomID, op: request.op, resolve, reject });
+      slot.worker.postMessage({ ...request, id } as WorkerRequest);
+      this.armWatchdog();
+    });
+  }
+
+  private onMessage = (slot: Slot, r: WorkerResponse): void => {
+    const pending = slot.pending.get(r.id);
+    if (pending === undefined) return;
+    slot.pending.delete(r.id);
+    if (r.ok) pending.resolve(r.value);
+    else if (r.error.lost) pending.reject(new EngineLostError(pending.roomID, r.error.message));
+    else pending.reject(Object.assign(new Error(r.error.message), { name: r.error.name }));
+  };
+
+  private onDeath = (slot: Slot, error: unknown): void => {
+    if (slot.stopped || this.closing) return;
+    this.options.logger.error('room worker failed; its rooms reload from storage', { error });
+    this.replace(slot, 'its worker failed', undefined);
+  };
+
+  private armWatchdog(): void {
+    if (this.watchdog !== undefined || this.closing) return;
+    this.watchdog = this.options.timers.setTimeout(() => this.look(), this.options.mutatorTimeoutMs / WATCHDOG_LOOKS_PER_TIMEOUT);
+  }
+
+  private look(): void {
+    this.watchdog = undefined;
+    for (const slot of [...this.slots]) {
+      if (slot.pending.size === 0 || slot.stopped) {
+        slot.strikes = 0;
+        continue;
+      }
+      const seq = Atomics.load(slot.board, BOARD_SEQ);
+      const running = Atomics.load(slot.board, BOARD_RUNNING) === 1;
+      slot.strikes = running && seq === slot.lastSeq ? slot.strikes + 1 : 0;
+      slot.lastSeq = seq;
+      if (slot.strikes < WATCHDOG_LOOKS_PER_TIMEOUT) continue;
+      const roomID = this.roomNumbers.get(Atomics.load(slot.board, BOARD_ROOM));
+      const place: MutationPlace = { push: Atomics.load(slot.board, BOARD_PUSH), mutation: Atomics.load(slot.board, BOARD_MUTATION) };
+      this.options.counters.workersStopped++;
+      this.options.logger.warn('a mutator ran past the timeout; stopping its worker (its rooms reload from storage)', {
+        roomID,
+        mutatorTimeoutMs: this.options.mutatorTimeoutMs,
+      });
+      this.replace(slot, 'a mutator ran past the timeout', roomID === undefined ? undefined : { roomID, place });
+    }
+    if (this.slots.some((s) => s.pending.size > 0)) this.armWatchdog();
+  }
+
+  /** Stops a worker, fails its pending requests, and puts a fresh worker in its place. */
+  private replace(slot: Slot, reason: string, stuck: { roomID: string; place: MutationPlace } | undefined): void {
+    slot.stopped = true;
+    void slot.worker.terminate();
+    for (const roomID of slot.rooms) this.roomSlots.delete(roomID);
+    for (const p of slot.pending.values()) {
+      const timedOut = stuck !== undefined && p.op === 'batch' && p.roomID === stuck.roomID ? stuck.place : undefined;
+      p.reject(new EngineLostError(p.roomID, reason, timedOut));
+    }
+    slot.pending.clear();
+    const index = this.slots.indexOf(slot);
+    if (index !== -1 && !this.closing) this.slots[index] = this.newSlot();
+  }
+
+  private newSlot(): Slot {
+    const { workers: _w, mutatorTimeoutMs: _t, timers: _timers, logger: _l, counters: _c, ...setup } = this.options;
+    return new Slot(setup, this.onMessage, this.onDeath);
+  }
+}
+
+type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;

@@ -1,0 +1,56 @@
+/** A worker thread that runs rooms for the main thread (see worker-host.ts). */
+import { parentPort, workerData } from 'node:worker_threads';
+import type { MutatorDefs } from '../../src/db/transaction-types';
+import { conformanceMutators } from '../conformance-mutators';
+import { EngineLostError } from './engine-types';
+import { LocalEngineHost } from './local-host';
+import { boardGuard } from './mutation-guard';
+import { realPaceClock, ThreadPace } from './pacer';
+import type { WorkerRequest, WorkerResponse, WorkerSetup } from './worker-protocol';
+
+const setup = workerData as WorkerSetup;
+const board = new Int32Array(setup.board);
+let app: MutatorDefs = {};
+if (setup.mutatorsURL !== undefined) {
+  const module = (await import(setup.mutatorsURL)) as Record<string, unknown>;
+  const found = module[setup.mutatorsExport];
+  if (typeof found !== 'object' || found === null) throw new Error(`${setup.mutatorsURL} has no export ${setup.mutatorsExport} holding mutators`);
+  app = found as MutatorDefs;
+}
+const roomNumbers = new Map<string, number>();
+const host = new LocalEngineHost(
+  { mutators: { ...conformanceMutators, ...app }, maxMutationsPerPush: setup.maxMutationsPerPush, maxTombstones: setup.maxTombstones, maxRoomBytes: setup.maxRoomBytes },
+  new ThreadPace(realPaceClock, { sliceMs: setup.sliceMs, roomBudgetMs: setup.roomBudgetMs, windowMs: setup.budgetWindowMs }),
+  (roomID) => boardGuard(board, roomNumbers.get(roomID) ?? -1),
+);
+
+async function answer(r: WorkerRequest): Promise<unknown> {
+  switch (r.op) {
+    case 'open':
+      roomNumbers.set(r.roomID, r.roomNumber);
+      return host.open(r.roomID, r.stored);
+    case 'close':
+      roomNumbers.delete(r.roomID);
+      return host.close(r.roomID);
+    case 'connect':
+      return host.connect(r.roomID, r.request);
+    case 'batch':
+      return host.batch(r.roomID, r.request);
+    case 'pull':
+      return host.pull(r.roomID, r.clientGroupID);
+    case 'stats':
+      return host.stats(r.roomID);
+  }
+}
+
+const port = parentPort!;
+port.on('message', (r: WorkerRequest) => {
+  answer(r).then(
+    (value) => port.postMessage({ id: r.id, ok: true, value } satisfies WorkerResponse),
+    (error: unknown) => {
+      const e = error instanceof Error ? error : new Error(String(error));
+      port.postMessage({ id: r.id, ok: false, error: { name: e.name, message: e.message, lost: error instanceof EngineLostError } } satisfies WorkerResponse);
+    },
+  );
+});
+port.postMessage({ ready: true });
