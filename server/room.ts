@@ -238,7 +238,8 @@ export class Room {
     let result: BatchResult | undefined;
     for (let attempt = 1; result === undefined; attempt++) {
       try {
-        result = await this.engineCall(() => this.deps.host.batch(this.roomID, request()));
+        if (!this.open) await this.reopen();
+        result = await this.deps.host.batch(this.roomID, request());
         if (result.commit !== undefined) await this.deps.storage.commitBatch(this.roomID, result.commit);
       } catch (error) {
         const retry = (error instanceof EngineLostError || error instanceof StaleRoomError) && attempt < MAX_ENGINE_ATTEMPTS;
