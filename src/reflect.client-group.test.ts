@@ -4,7 +4,7 @@ import { FakeClock } from './connection/testing/fake-clock';
 import { FakeSocketServer } from './connection/testing/fake-socket';
 import { seededRandom } from './connection/testing/harness';
 import type { WriteTransaction } from './db/transaction-types';
-import { MemoryStore } from './kv/memory-store';
+import { MemoryKvProvider } from './kv/memory-provider';
 import { Reflect } from './reflect';
 
 const mutators = {
@@ -31,7 +31,7 @@ function pageLoad(storeName: string, seed: number, clientStateNotFound: string[]
     logSinks: [],
     onClientStateNotFound: () => clientStateNotFound.push('called'),
     environment: { clock, timers: clock, random: seededRandom(seed), WebSocket: server.WebSocket, visibility: alwaysOn, network: alwaysOn },
-    kvStore: new MemoryStore(storeName),
+    kvStore: new MemoryKvProvider(storeName),
   });
   opened.push(r);
   return { r, clock, server };

@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import WebSocket from 'ws';
 import { createServer, type RoomsyncServer } from '../server/index';
 import type { WriteTransaction } from './db/transaction-types';
-import { MemoryStore } from './kv/memory-store';
+import { MemoryKvProvider } from './kv/memory-provider';
 import { Reflect } from './reflect';
 
 const mutators = {
@@ -40,7 +40,7 @@ function client(url: string, userID: string): Reflect<typeof mutators> {
     mutators,
     logSinks: [],
     environment: { WebSocket },
-    kvStore: new MemoryStore(`reflect-e2e-${++count}`),
+    kvStore: new MemoryKvProvider(`reflect-e2e-${++count}`),
   });
   cleanup.push(() => r.close());
   return r;

@@ -4,7 +4,7 @@ import { FakeClock } from './connection/testing/fake-clock';
 import { FakeSocketServer } from './connection/testing/fake-socket';
 import { seededRandom } from './connection/testing/harness';
 import type { WriteTransaction } from './db/transaction-types';
-import { MemoryStore } from './kv/memory-store';
+import { MemoryKvProvider } from './kv/memory-provider';
 import { Reflect, storeName, type ConnectionStatus } from './reflect';
 
 const mutators = {
@@ -35,7 +35,7 @@ function setup(socketOrigin: string | null = 'ws://sync.test') {
     logSinks: [],
     onOnlineChange: (value) => online.push(value),
     environment: { clock, timers: clock, random: seededRandom(7), WebSocket: server.WebSocket, visibility: alwaysOn, network: alwaysOn },
-    kvStore: new MemoryStore(`reflect-test-${++storeCount}`),
+    kvStore: new MemoryKvProvider(`reflect-test-${++storeCount}`),
   });
   opened.push(r);
   return { r, clock, server, online };
@@ -58,7 +58,8 @@ describe('ReflectOptions validation', () => {
 
   it('derives the local store name from the user and the room', async () => {
     const { r } = setup();
-    expect(r.idbName).toBe(storeName('user-1', 'room-1'));
+    expect(r.idbName.startsWith(storeName('user-1', 'room-1'))).toBe(true);
+    expect(r.idbName).toBe('roomsync:user-1:room-1:v2:3');
     expect(storeName('a-b', 'c')).not.toBe(storeName('a', 'b-c'));
     expect(r.schemaVersion).toBe('3');
     expect(r.clientID).not.toBe(await r.clientGroupID);

@@ -4,7 +4,7 @@
  */
 import type { ReadonlyJSONValue } from '../protocol/json';
 import type { AuthOption } from './connection/auth';
-import { Connection, type UpdateNeededReason } from './connection/connection';
+import { Connection, type UpdateNeededReason as ConnectionUpdateNeededReason } from './connection/connection';
 import { defaultEnvironment, reloadPage } from './connection/default-environment';
 import type { ConnectionEnvironment } from './connection/environment';
 import { randomUUID } from './connection/random-id';
@@ -12,21 +12,30 @@ import type { ConnectionState } from './connection/state';
 import { LocalMutationSignal, StoreSyncTarget } from './connection/store-sync-target';
 import type { IndexDefinitions } from './db/index-definition';
 import type { StoreLogger } from './db/logger';
-import { createStore, type Store } from './db/store';
+import type { Store } from './db/store';
 import type { SubscribeOptions } from './db/subscriptions';
 import type { MutatorDefs, ReadTransaction, WriteTransaction } from './db/transaction-types';
 import type { WatchCallback, WatchOptions } from './db/watch';
-import { openStore } from './kv/idb-store';
-import type { KvStore } from './kv/types';
-import type { KvProvider } from './kv/provider';
 import { createConsoleSink } from './logging/console-sink';
 import type { LogLevel, LogSink } from './logging/log-sink';
 import { Logger } from './logging/logger';
 import type { Metrics } from './metrics/metrics';
-import { disableClientGroup, resolveClientGroup } from './persist/client-group';
-import { DurableMutations } from './persist/durable-mutations';
-import { acquireStoreSlot, sessionSlotMemory, type LockManagerLike } from './persist/store-slot';
-import { MemoryStore } from './kv/memory-store';
+import { ClientLifecycle } from './persist/client-lifecycle';
+import { openClientStore, type ClientStore } from './persist/client-store';
+import { disableGroup } from './persist/records';
+import { chooseProvider, openLocalStores, type KvStoreOption } from './persist/local-stores';
+import { dataStoreName, logStoreName, storeBaseName } from './persist/store-names';
+import { StoreRegistry } from './persist/store-registry';
+import { platformBroadcastChannel, TabChannel, type BroadcastChannelConstructor, type TabMessage } from './persist/tab-channel';
+
+/** Why the app should load a newer version: the server does not support this one, or a newer client in another tab started a group of its own. */
+export type UpdateNeededReason = ConnectionUpdateNeededReason | { readonly type: 'NewClientGroup' };
+
+/** The platform as the client sees it: the connection's parts and the channel the tabs talk over. */
+export interface ReflectEnvironment extends ConnectionEnvironment {
+  /** @default the platform's BroadcastChannel (none: tabs learn of each other's changes at their own persists) */
+  readonly BroadcastChannel: BroadcastChannelConstructor | undefined;
+}
 
 export interface ReflectOptions<MD extends MutatorDefs> {
   /** The signed-in user; part of the local store name. Must not be empty. */
@@ -37,7 +46,7 @@ export interface ReflectOptions<MD extends MutatorDefs> {
   readonly socketOrigin: string | null;
   /** The auth token, or a function returning one (called again after an auth error). @default undefined */
   readonly auth?: AuthOption;
-  /** Sent with every push. @default '' */
+  /** Sent with every push; clients of another schema version keep a local store of their own. @default '' */
   readonly schemaVersion?: string;
   /** The mutators, by name: `r.mutate.<name>(args)`. @default {} */
   readonly mutators?: MD;
@@ -51,22 +60,20 @@ export interface ReflectOptions<MD extends MutatorDefs> {
   readonly metrics?: Metrics;
   /** Called when `online` changes. */
   readonly onOnlineChange?: (online: boolean) => void;
-  /** The server needs a newer client. @default reloads the page */
+  /** A newer client is needed (the server's verdict, or a newer client in another tab). @default reloads the page */
   readonly onUpdateNeeded?: (reason: UpdateNeededReason) => void;
   /** The server or the local store lost this client's state. @default reloads the page */
   readonly onClientStateNotFound?: () => void;
-  /** Replaces parts of the platform (socket constructor, clock, timers, random, visibility, network). For tests and Node. */
-  readonly environment?: Partial<ConnectionEnvironment>;
-  /** Keep the data in this kv store, or in the stores of this provider, instead of IndexedDB. */
-  readonly kvStore?: KvStore | KvProvider;
-  /** The IndexedDB to open the local store in. @default globalThis.indexedDB */
-  readonly idbFactory?: IDBFactory;
+  /** Replaces parts of the platform (socket constructor, clock, timers, random, visibility, network, BroadcastChannel). For tests and Node. */
+  readonly environment?: Partial<ReflectEnvironment>;
   /**
-   * Web Locks that give each page its own slot of the local store, so two tabs
-   * never write one store at once (see persist/store-slot.ts). null: no locking.
-   * @default globalThis.navigator.locks
+   * Where the local stores live: 'idb' (IndexedDB), 'mem' (memory, shared by
+   * the clients of this JS realm), or a KvProvider (e.g. roomsync/node's SQLite).
+   * @default 'idb' where the platform has IndexedDB, else 'mem'
    */
-  readonly storeLocks?: LockManagerLike | null;
+  readonly kvStore?: KvStoreOption;
+  /** The IndexedDB to keep the local stores in. @default globalThis.indexedDB */
+  readonly idbFactory?: IDBFactory;
 }
 
 /** `r.mutate.name(args)`: the mutator's args, and a promise of what it returns. */
@@ -81,11 +88,9 @@ export interface ConnectionStatus {
   readonly online: boolean;
 }
 
-const STORE_NAME_PREFIX = 'roomsync';
-
-/** The local store name of a user in a room. */
+/** The name the local stores of a user in a room start with. */
 export function storeName(userID: string, roomID: string): string {
-  return `${STORE_NAME_PREFIX}:${encodeURIComponent(userID)}:${encodeURIComponent(roomID)}`;
+  return storeBaseName(userID, roomID);
 }
 
 export class Reflect<MD extends MutatorDefs = MutatorDefs> {
@@ -93,11 +98,13 @@ export class Reflect<MD extends MutatorDefs = MutatorDefs> {
   readonly roomID: string;
   readonly clientID: string;
   /**
-   * The client group this client belongs to: shared by every page load of the
-   * same store (user, room, mutators, indexes), so mutations left pending by an
-   * earlier page load are pushed by the next. Known once the local store is open.
+   * The client group this client belongs to: shared by the tabs and page
+   * loads of this user and room with the same mutators, indexes and schema
+   * version, so mutations one of them left pending are pushed by any other.
+   * Known once the local store is open.
    */
   readonly clientGroupID: Promise<string>;
+  /** The local store (IndexedDB database) of this user, room and schema version. */
   readonly idbName: string;
   readonly schemaVersion: string;
   readonly mutate: MakeMutators<MD>;
@@ -108,15 +115,19 @@ export class Reflect<MD extends MutatorDefs = MutatorDefs> {
   readonly #statusListeners = new Set<(status: ConnectionStatus) => void>();
   readonly #pendingListeners = new Set<(count: number) => void>();
   #store: Store | undefined;
+  #local: ClientStore | undefined;
+  #lifecycle: ClientLifecycle | undefined;
+  #registry: StoreRegistry | undefined;
+  #channel: TabChannel | undefined;
   #connection: Connection | undefined;
   #closed = false;
   #offline = false;
+  #stateLost = false;
+  #updateNeeded = false;
   #status: ConnectionStatus = { state: 'disconnected', online: false };
   #pendingCount = 0;
   #stopPersistOnHide: (() => void) | undefined;
   #clientGroupID: string | undefined;
-  #releaseSlot: (() => void) | undefined;
-  #closeLogStore: (() => Promise<void>) | undefined;
 
   constructor(options: ReflectOptions<MD>) {
     if (typeof options.userID !== 'string' || options.userID === '') {
@@ -130,8 +141,12 @@ export class Reflect<MD extends MutatorDefs = MutatorDefs> {
     this.userID = options.userID;
     this.roomID = options.roomID;
     this.schemaVersion = options.schemaVersion ?? '';
-    this.idbName = storeName(options.userID, options.roomID);
-    const environment = defaultEnvironment(options.environment);
+    this.idbName = dataStoreName(options.userID, options.roomID, this.schemaVersion);
+    const { BroadcastChannel, ...connectionParts } = options.environment ?? {};
+    const environment: ReflectEnvironment = {
+      ...defaultEnvironment(connectionParts),
+      BroadcastChannel: options.environment !== undefined && 'BroadcastChannel' in options.environment ? BroadcastChannel : platformBroadcastChannel(),
+    };
     this.clientID = randomUUID(environment.random);
     this.#logger = new Logger(options.logLevel ?? 'error', options.logSinks ?? [createConsoleSink()], {
       roomID: options.roomID,
@@ -161,7 +176,7 @@ export class Reflect<MD extends MutatorDefs = MutatorDefs> {
     return () => this.#statusListeners.delete(listener);
   }
 
-  /** Local mutations the server has not acknowledged yet. */
+  /** Mutations of this client group the server has not acknowledged yet (this tab's and its siblings'). */
   get pendingMutationCount(): number {
     return this.#pendingCount;
   }
@@ -204,107 +219,134 @@ export class Reflect<MD extends MutatorDefs = MutatorDefs> {
     );
   }
 
-  /** Closes the socket and the local store (after writing it out). */
+  /** Closes the socket, stores what is only in memory and closes the local store. */
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
     this.#connection?.close();
-    let store: Store;
     try {
-      store = await this.#ready;
+      await this.#ready;
     } catch {
       return;
     }
-    this.#connection?.close();
-    this.#stopPersistOnHide?.();
-    await store.close();
-    await this.#closeLogStore?.();
-    this.#releaseSlot?.();
+    await this.#shutDown();
     await this.#logger.flush();
   }
 
-  /**
-   * The IndexedDB stores of the first free slot: the data, and the write-ahead
-   * log beside it (a database of its own, so an append never waits behind a
-   * persist). In memory when no slot can be had.
-   */
-  async #openLocalStores(): Promise<{ kvStore: KvStore; logStore: KvStore; exclusive: boolean }> {
-    const options = this.#options;
-    const locks = storeLocksOf(options.storeLocks);
-    const slot = await acquireStoreSlot(this.idbName, locks, sessionSlotMemory());
-    if (slot === undefined) {
-      this.#logger.error?.(`Every local store slot of ${this.idbName} is in use by other pages; this page keeps its data in memory only`);
-      const memory = new MemoryStore(`${this.idbName}#${this.clientID}`);
-      return { kvStore: memory, logStore: memory, exclusive: false };
+  async #shutDown(): Promise<void> {
+    this.#connection?.close();
+    this.#stopPersistOnHide?.();
+    this.#channel?.close();
+    await this.#lifecycle?.stop();
+    try {
+      await this.#local?.close();
+    } catch (error) {
+      this.#logger.error?.('Could not store the local state at close', error);
     }
-    this.#releaseSlot = slot.release;
-    const open = (name: string) =>
-      openStore(name, {
-        logger: { warn: (message, ...details) => this.#logger.error?.(message, ...details) },
-        ...(options.idbFactory === undefined ? {} : { idbFactory: options.idbFactory }),
-      });
-    const [kvStore, logStore] = await Promise.all([open(slot.name), open(`${slot.name}:log`)]);
-    // Exclusive only when the slot is really held (Web Locks): then no other page appends to this log.
-    return { kvStore, logStore, exclusive: locks !== undefined };
+    await this.#registry?.close();
   }
 
-  async #open(environment: ConnectionEnvironment): Promise<Store> {
+  async #open(environment: ReflectEnvironment): Promise<Store> {
     const options = this.#options;
-    const localMutations = new LocalMutationSignal();
-    const { kvStore, logStore, exclusive } = isKvProvider(options.kvStore)
-      ? { kvStore: await options.kvStore.open(this.idbName), logStore: await options.kvStore.open(`${this.idbName}:log`), exclusive: false }
-      : options.kvStore
-        ? { kvStore: options.kvStore, logStore: options.kvStore, exclusive: false }
-        : await this.#openLocalStores();
-    const clientGroupID = await resolveClientGroup(kvStore, {
-      mutatorNames: Object.keys(options.mutators ?? {}),
-      indexes: options.indexes ?? {},
-      newClientGroupID: () => randomUUID(environment.random),
-      onDiscard: (reason) => this.#logger.info?.(`Starting a new client group: ${reason}`),
+    const logger = this.#logger;
+    const provider = chooseProvider(options.kvStore, options.idbFactory, {
+      info: (message, ...details) => logger.info?.(message, ...details),
+      warn: (message, ...details) => logger.warn?.(message, ...details),
     });
-    this.#clientGroupID = clientGroupID;
-    const durable = new DurableMutations(
-      logStore,
-      {
-        error: (message, ...details) => this.#logger.error?.(message, ...details),
-        info: (message, ...details) => this.#logger.info?.(message, ...details),
-      },
-      { exclusive },
-    );
-    if (logStore !== kvStore) this.#closeLogStore = () => logStore.close();
-    const store = await createStore({
-      kvStore,
+    const logName = logStoreName(this.idbName);
+    const stores = await openLocalStores(provider, this.idbName, logName, {
+      info: (message, ...details) => logger.info?.(message, ...details),
+      warn: (message, ...details) => logger.warn?.(message, ...details),
+    });
+    const channel = new TabChannel(environment.BroadcastChannel, storeBaseName(this.userID, this.roomID));
+    this.#channel = channel;
+    const localMutations = new LocalMutationSignal();
+    const local = await openClientStore({
+      dataKv: stores.dataKv,
+      logKv: stores.logKv,
       clientID: this.clientID,
       mutators: options.mutators ?? {},
       indexes: options.indexes ?? {},
       clock: () => environment.clock.now(),
       timers: environment.timers,
       random: environment.random,
-      logger: storeLogger(this.#logger),
-      onLocalMutation: (mutation) => {
-        durable.record(mutation);
-        localMutations.fire();
-      },
+      logger: storeLogger(logger),
+      newClientGroupID: () => randomUUID(environment.random),
+      keepOwnSnapshot: () => this.#connection?.phase === 'connected',
+      onLocalMutation: () => localMutations.fire(),
+      onGroupHeadMoved: () => this.#tell('stored'),
+      // Other tabs' mutations come in with refreshes: the count follows the view.
+      onSynced: () => this.#updatePendingCount(),
+      onClientStateNotFound: () => this.#clientStateNotFound(),
     });
-    this.#store = store;
+    this.#local = local;
+    this.#store = local.store;
+    this.#clientGroupID = local.clientGroupID;
+    if (local.joined.how !== 'joined') this.#tell('new-group');
+    channel.subscribe((message) => this.#onTabMessage(message));
+    const registry = new StoreRegistry(stores.provider);
+    this.#registry = registry;
+    this.#lifecycle = new ClientLifecycle({
+      perdag: local.perdag,
+      logKv: stores.logKv,
+      clientID: this.clientID,
+      dataName: this.idbName,
+      registry,
+      provider: stores.provider,
+      now: () => environment.clock.now(),
+      timers: environment.timers,
+      logger: { error: (m, ...d) => logger.error?.(m, ...d), info: (m, ...d) => logger.info?.(m, ...d), debug: (m, ...d) => logger.debug?.(m, ...d) },
+      onClientStateNotFound: () => this.#clientStateNotFound(),
+    });
     if (this.#closed) {
-      await store.close();
-      await this.#closeLogStore?.();
-      this.#releaseSlot?.();
-      return store;
+      await this.#shutDown();
+      return local.store;
     }
-    await durable.recover(store);
+    this.#lifecycle.start();
     localMutations.subscribe(() => this.#updatePendingCount());
     this.#updatePendingCount();
     this.#stopPersistOnHide = environment.visibility.subscribe((visible) => {
       // A hidden page may be about to unload: store the state now rather than after the persist delay.
-      if (!visible) void durable.checkpoint();
+      if (!visible) void local.sync().catch((error: unknown) => logger.error?.('Could not store the local state', error));
     });
     if (options.socketOrigin !== null) {
-      const disable = () => disableClientGroup(kvStore, clientGroupID);
-      this.#connect(options.socketOrigin, clientGroupID, store, localMutations, environment, disable, () => durable.acknowledged());
+      const disable = () => disableGroup(local.perdag, local.clientGroupID);
+      this.#connect(options.socketOrigin, local.clientGroupID, local.store, localMutations, environment, disable, () => local.acknowledged());
     }
-    return store;
+    return local.store;
+  }
+
+  #tell(type: TabMessage['type']): void {
+    const clientGroupID = this.#clientGroupID;
+    if (clientGroupID === undefined) return;
+    this.#channel?.post({ type, store: this.idbName, clientGroupID, clientID: this.clientID });
+  }
+
+  #onTabMessage(message: TabMessage): void {
+    if (message.clientID === this.clientID || this.#closed) return;
+    if (message.type === 'stored') {
+      if (message.store === this.idbName && message.clientGroupID === this.#clientGroupID) this.#local?.refreshSoon();
+      return;
+    }
+    if (message.clientGroupID === this.#clientGroupID || this.#updateNeeded) return;
+    this.#updateNeeded = true;
+    this.#logger.info?.(`Another tab started client group ${message.clientGroupID} with other mutators, indexes or schema version`);
+    this.#callback('onUpdateNeeded', () => (this.#options.onUpdateNeeded ?? reloadPage)({ type: 'NewClientGroup' }));
+  }
+
+  #clientStateNotFound(): void {
+    if (this.#stateLost || this.#closed) return;
+    this.#stateLost = true;
+    if (this.#connection !== undefined) this.#connection.clientStateNotFound();
+    else this.#callback('onClientStateNotFound', () => (this.#options.onClientStateNotFound ?? reloadPage)());
+  }
+
+  #callback(name: string, call: () => void): void {
+    try {
+      call();
+    } catch (error) {
+      this.#logger.error?.(`${name} threw`, error);
+    }
   }
 
   #connect(
@@ -397,21 +439,11 @@ export class Reflect<MD extends MutatorDefs = MutatorDefs> {
   }
 }
 
-/** The Web Locks to take store slots with: the option, else the browser's; none in Node. */
-function storeLocksOf(option: LockManagerLike | null | undefined): LockManagerLike | undefined {
-  if (option !== undefined) return option ?? undefined;
-  return (globalThis as { navigator?: { locks?: LockManagerLike } }).navigator?.locks;
-}
-
-function isKvProvider(value: KvStore | KvProvider | undefined): value is KvProvider {
-  return typeof (value as Partial<KvProvider> | undefined)?.open === 'function';
-}
-
-function storeLogger(logger: Logger): StoreLogger {
+function storeLogger(logger: Logger): StoreLogger & { info(message: string, ...details: unknown[]): void } {
   return {
     error: (message, ...details) => logger.error?.(message, ...details),
-    // The store warns about degradations (e.g. no IndexedDB): worth seeing at the default level.
-    warn: (message, ...details) => logger.error?.(message, ...details),
+    warn: (message, ...details) => logger.warn?.(message, ...details),
+    info: (message, ...details) => logger.info?.(message, ...details),
     debug: (message, ...details) => logger.debug?.(message, ...details),
   };
 }

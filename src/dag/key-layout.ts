@@ -10,3 +10,5 @@ export const chunkDataKey = (hash: Hash): string => `c/${hash}/d`;
 export const chunkRefsKey = (hash: Hash): string => `c/${hash}/r`;
 export const chunkRefCountKey = (hash: Hash): string => `c/${hash}/n`;
 export const headKey = (name: string): string => `h/${name}`;
+/** Records kept beside the chunks (client and client-group records), written in the same transactions. */
+export const metaKey = (name: string): string => `m/${name}`;

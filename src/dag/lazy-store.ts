@@ -35,8 +35,8 @@ export interface LazyDagStoreOptions {
   cacheBytes?: number;
   /** Makes the hashes of new chunks. @default newHashFactory() */
   createHash?: CreateHash;
-  /** Called after every commit that changed something (e.g. to schedule a persist). */
-  onCommit?: () => void;
+  /** Called after every commit that moved a head, with the heads it moved (e.g. to schedule a persist). */
+  onCommit?: (heads: readonly string[]) => void;
 }
 
 interface MemoryChunk {
@@ -48,7 +48,7 @@ export class LazyDagStore implements DagStore {
   readonly #persistent: DagStore;
   readonly #lock = new RWLock();
   readonly #createHash: CreateHash;
-  readonly #onCommit: (() => void) | undefined;
+  readonly #onCommit: ((heads: readonly string[]) => void) | undefined;
   readonly #cache: ChunkCache;
   /** Memory-only chunks with their memory ref counts (always above 0). */
   readonly #mem = new Map<Hash, MemoryChunk>();
@@ -122,7 +122,7 @@ export class LazyDagStore implements DagStore {
     const heads = new Map<string, Hash | undefined>();
     for (const name of this.#dirtyHeads) heads.set(name, this.#heads.get(name));
     this.#dirtyHeads.clear();
-    const chunks = this.#memoryOnlyClosure(heads.values());
+    const chunks = this.memoryOnlyClosure(heads.values());
     try {
       await this.#persistent.withWrite(async (w) => {
         for (const chunk of chunks) await w.putChunk(chunk);
@@ -136,17 +136,15 @@ export class LazyDagStore implements DagStore {
       for (const name of heads.keys()) this.#dirtyHeads.add(name);
       throw e;
     }
-    for (const chunk of chunks) {
-      if (this.#mem.get(chunk.hash)?.chunk === chunk) this.#mem.delete(chunk.hash);
-      this.#cache.put(chunk, estimateChunkSize(chunk));
-    }
+    this.markPersisted(chunks);
   }
 
   /**
-   * Memory-only chunks reachable from `roots`, children before parents.
-   * Iterative: a long offline session makes a long chain of commits.
+   * Memory-only chunks reachable from `roots`, children before parents: what
+   * a persist of those roots must write. Iterative: a long offline session
+   * makes a long chain of commits.
    */
-  #memoryOnlyClosure(roots: Iterable<Hash | undefined>): Chunk[] {
+  memoryOnlyClosure(roots: Iterable<Hash | undefined>): Chunk[] {
     const out: Chunk[] = [];
     const seen = new Set<Hash>();
     const stack: { chunk: Chunk; next: number }[] = [];
@@ -169,6 +167,52 @@ export class LazyDagStore implements DagStore {
       }
     }
     return out;
+  }
+
+  /** After the chunks were written to the persistent store: they are ordinary cached chunks from now on. */
+  markPersisted(chunks: readonly Chunk[]): void {
+    for (const chunk of chunks) {
+      if (this.#mem.get(chunk.hash)?.chunk === chunk) this.#mem.delete(chunk.hash);
+      this.#cache.put(chunk, estimateChunkSize(chunk));
+    }
+  }
+
+  /**
+   * Gathers the chunks reachable from `root` into memory, breadth first, until
+   * about `maxBytes` of them are there (loading the persisted ones not cached
+   * yet); returns the bytes gathered.
+   */
+  async prefetch(root: Hash, maxBytes: number): Promise<number> {
+    this.#assertOpen();
+    const read = await this.#persistent.read();
+    let gathered = 0;
+    try {
+      const seen = new Set<Hash>([root]);
+      let level: Hash[] = [root];
+      while (level.length > 0 && gathered < maxBytes) {
+        const next: Hash[] = [];
+        for (const hash of level) {
+          if (gathered >= maxBytes) break;
+          let chunk = this.memoryChunk(hash);
+          if (chunk === undefined) {
+            chunk = await read.getChunk(hash);
+            if (chunk === undefined) continue;
+            this.cacheLoaded(chunk);
+          }
+          gathered += estimateChunkSize(chunk);
+          for (const ref of chunk.refs) {
+            if (!seen.has(ref)) {
+              seen.add(ref);
+              next.push(ref);
+            }
+          }
+        }
+        level = next;
+      }
+    } finally {
+      read.release();
+    }
+    return gathered;
   }
 
   #assertOpen(): void {
@@ -239,7 +283,7 @@ export class LazyDagStore implements DagStore {
       this.#heads.set(name, hash);
       this.#dirtyHeads.add(name);
     }
-    if (heads.size > 0) this.#onCommit?.();
+    if (heads.size > 0) this.#onCommit?.([...heads.keys()]);
   }
 }
 

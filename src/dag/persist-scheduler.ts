@@ -34,8 +34,12 @@ export class PersistScheduler {
   readonly #minIntervalMs: number;
   readonly #onError: (error: unknown) => void;
   #timer: unknown = undefined;
+  /** When the pending timer fires (clock time). */
+  #timerAt = Infinity;
   #running: Promise<void> | undefined;
   #rerun = false;
+  /** The shortest wait asked for while a run was in flight. */
+  #rerunWaitMs = Infinity;
   #lastStart = -Infinity;
   #closed = false;
 
@@ -50,23 +54,43 @@ export class PersistScheduler {
 
   /** Asks for a run; cheap to call after every commit. */
   schedule(): void {
+    this.#request(this.#waitMs);
+  }
+
+  /**
+   * Asks for a run as soon as the spacing allows, without the wait for more
+   * work (e.g. another tab said it stored something: there is nothing to gather).
+   */
+  scheduleSoon(): void {
+    this.#request(0);
+  }
+
+  #request(waitMs: number): void {
     if (this.#closed) return;
     if (this.#running !== undefined) {
       this.#rerun = true;
+      this.#rerunWaitMs = Math.min(this.#rerunWaitMs, waitMs);
       return;
     }
-    if (this.#timer !== undefined) return;
-    const earliest = this.#lastStart + this.#minIntervalMs - this.#clock.now();
+    const now = this.#clock.now();
+    const delay = Math.max(waitMs, this.#lastStart + this.#minIntervalMs - now);
+    if (this.#timer !== undefined) {
+      if (now + delay >= this.#timerAt) return;
+      this.#cancelTimer();
+    }
+    this.#timerAt = now + delay;
     this.#timer = this.#timers.setTimeout(() => {
       this.#timer = undefined;
+      this.#timerAt = Infinity;
       void this.#run().catch(this.#onError);
-    }, Math.max(this.#waitMs, earliest));
+    }, delay);
   }
 
   /** Runs now (after any run in flight) and resolves when done; errors reject. */
   async flush(): Promise<void> {
     this.#cancelTimer();
     this.#rerun = false;
+    this.#rerunWaitMs = Infinity;
     if (this.#running !== undefined) await this.#running.catch(() => {});
     this.#cancelTimer();
     await this.#run();
@@ -83,8 +107,10 @@ export class PersistScheduler {
     const running = this.#task().finally(() => {
       this.#running = undefined;
       if (this.#rerun) {
+        const waitMs = this.#rerunWaitMs;
         this.#rerun = false;
-        this.schedule();
+        this.#rerunWaitMs = Infinity;
+        this.#request(waitMs);
       }
     });
     this.#running = running;
@@ -95,6 +121,7 @@ export class PersistScheduler {
     if (this.#timer !== undefined) {
       this.#timers.clearTimeout(this.#timer);
       this.#timer = undefined;
+      this.#timerAt = Infinity;
     }
   }
 }

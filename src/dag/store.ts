@@ -10,7 +10,7 @@ import type { ReadonlyJSONValue } from '../../protocol/json';
 import type { KvRead, KvStore, KvWrite } from '../kv/types';
 import { ChunkNotFoundError, CorruptedStorageError, RefCountOverflowError } from './errors';
 import { newHashFactory, type CreateHash } from './hash';
-import { chunkDataKey, chunkRefCountKey, chunkRefsKey, headKey } from './key-layout';
+import { chunkDataKey, chunkRefCountKey, chunkRefsKey, headKey, metaKey } from './key-layout';
 import { addDelta, computeRefCounts } from './ref-count';
 import type { Chunk, DagRead, DagStore, DagWrite, Hash } from './types';
 import { withRead, withWrite } from './with-transaction';
@@ -18,6 +18,17 @@ import { withRead, withWrite } from './with-transaction';
 export interface PersistentDagStoreOptions {
   /** Makes the hashes of new chunks. @default newHashFactory() */
   createHash?: CreateHash;
+}
+
+/** A read of the persistent dag, with the records kept beside it. */
+export interface PersistentDagRead extends DagRead {
+  getMeta(name: string): Promise<ReadonlyJSONValue | undefined>;
+}
+
+/** A write of the persistent dag: chunk, head and record changes commit together. */
+export interface PersistentDagWrite extends DagWrite, PersistentDagRead {
+  putMeta(name: string, value: ReadonlyJSONValue): Promise<void>;
+  delMeta(name: string): Promise<void>;
 }
 
 export class PersistentDagStore implements DagStore {
@@ -29,20 +40,24 @@ export class PersistentDagStore implements DagStore {
     this.#createHash = options.createHash ?? newHashFactory();
   }
 
-  async read(): Promise<DagRead> {
-    return new PersistentDagRead(await this.#kv.read());
+  async read(): Promise<PersistentDagRead> {
+    return new PersistentRead(await this.#kv.read());
   }
 
-  async write(): Promise<DagWrite> {
-    return new PersistentDagWrite(await this.#kv.write(), this.#createHash);
+  async write(): Promise<PersistentDagWrite> {
+    return new PersistentWrite(await this.#kv.write(), this.#createHash);
   }
 
-  withRead<R>(fn: (read: DagRead) => R | Promise<R>): Promise<R> {
+  withRead<R>(fn: (read: PersistentDagRead) => R | Promise<R>): Promise<R> {
     return withRead(() => this.read(), fn);
   }
 
-  withWrite<R>(fn: (write: DagWrite) => R | Promise<R>): Promise<R> {
+  withWrite<R>(fn: (write: PersistentDagWrite) => R | Promise<R>): Promise<R> {
     return withWrite(() => this.write(), fn);
+  }
+
+  get closed(): boolean {
+    return this.#kv.closed;
   }
 
   close(): Promise<void> {
@@ -50,7 +65,7 @@ export class PersistentDagStore implements DagStore {
   }
 }
 
-class PersistentDagRead implements DagRead {
+class PersistentRead implements PersistentDagRead {
   protected readonly kv: KvRead;
 
   constructor(kv: KvRead) {
@@ -80,6 +95,10 @@ class PersistentDagRead implements DagRead {
     throw new CorruptedStorageError(key, 'a head must be a hash string');
   }
 
+  getMeta(name: string): Promise<ReadonlyJSONValue | undefined> {
+    return this.kv.get(metaKey(name));
+  }
+
   release(): void {
     this.kv.release();
   }
@@ -105,7 +124,7 @@ class PersistentDagRead implements DagRead {
   }
 }
 
-class PersistentDagWrite extends PersistentDagRead implements DagWrite {
+class PersistentWrite extends PersistentRead implements PersistentDagWrite {
   declare protected readonly kv: KvWrite;
   readonly #createHash: CreateHash;
   readonly #newChunks = new Map<Hash, Chunk>();
@@ -140,6 +159,14 @@ class PersistentDagWrite extends PersistentDagRead implements DagWrite {
 
   async setHead(name: string, hash: Hash): Promise<void> {
     this.#heads.set(name, hash);
+  }
+
+  putMeta(name: string, value: ReadonlyJSONValue): Promise<void> {
+    return this.kv.put(metaKey(name), value);
+  }
+
+  delMeta(name: string): Promise<void> {
+    return this.kv.del(metaKey(name));
   }
 
   async removeHead(name: string): Promise<void> {

@@ -33,6 +33,7 @@ import type { MutatorDefs, ReadTransaction } from './transaction-types';
 import { Watchers, type WatchCallback, type WatchOptions } from './watch';
 import type { BTreeReader, BTreeWriter } from '../btree/types';
 import type { DagRead } from '../dag/types';
+import type { Chain } from './merge-chains';
 
 export interface DatabaseOptions {
   readonly dag: DagStore;
@@ -60,6 +61,8 @@ export class Database {
   readonly ctx: DbContext;
   readonly dag: DagStore;
   readonly lock = new Lock();
+  /** Server updates and refreshes from other tabs move the snapshot: one at a time. */
+  readonly syncLock = new Lock();
   readonly subscriptions: Subscriptions;
   readonly watchers: Watchers;
   /** Set while a server update is being applied. */
@@ -336,6 +339,37 @@ export class Database {
       }
     });
     await this.subscriptions.fire(change);
+  }
+
+  /**
+   * Under the lock, asks `next` for a new head built in the dag from the
+   * current chain (e.g. merged with another tab's), moves there and tells
+   * watchers and subscriptions what changed. `next` answers undefined to stay.
+   * Resolves to whether the head moved.
+   */
+  async transformHead(next: (dag: DagWrite, current: Chain) => Promise<Commit | undefined>): Promise<boolean> {
+    const change = await this.lock.run(async () => {
+      this.checkOpen();
+      const dag = await this.dag.write();
+      try {
+        const current: Chain = { head: this.head, snapshot: this.snapshot, locals: (await readChain(dag, this.head)).locals };
+        const head = await next(dag, current);
+        if (head === undefined || head.hash === this.head.hash) return undefined;
+        const { snapshot, locals } = await readChain(dag, head);
+        const diff = await diffCommits(dag, this.head.data, head.data, 'all', this.ctx);
+        await dag.setHead(this.headName, head.hash);
+        await dag.commit();
+        this.adoptHead(head, snapshot, locals);
+        const change = this.makeChange(diff);
+        this.watchers.notify(change);
+        return change;
+      } finally {
+        dag.release();
+      }
+    });
+    if (change === undefined) return false;
+    await this.subscriptions.fire(change);
+    return true;
   }
 
   query<R>(body: (tx: ReadTransaction) => Promise<R> | R): Promise<R> {

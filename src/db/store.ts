@@ -124,6 +124,14 @@ export async function createStore(options: CreateStoreOptions): Promise<Store> {
   return new StoreImpl(db, lazy, scheduler);
 }
 
+/**
+ * The Store facade over parts assembled elsewhere (the multi-tab client store
+ * in persist/): `scheduler` runs its persist, and `close()` closes `dag`.
+ */
+export function storeOver(db: Database, dag: LazyDagStore, scheduler: PersistScheduler): Store {
+  return new StoreImpl(db, dag, scheduler);
+}
+
 class StoreImpl implements Store {
   constructor(
     private readonly db: Database,

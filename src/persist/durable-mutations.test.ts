@@ -1,126 +1,81 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { createStore, type Store } from '../db/store';
-import type { WriteTransaction } from '../db/transaction-types';
-import { MemoryStore } from '../kv/memory-store';
-import { DurableMutations, MAX_LOG_ENTRIES_BEFORE_CHECKPOINT } from './durable-mutations';
-import { MutationLog } from './mutation-log';
+import { MAX_LOG_ENTRIES_BEFORE_CHECKPOINT } from './durable-mutations';
+import { readLogs } from './mutation-log';
+import { Tabs, valueOf } from './testing/tabs';
 
-const mutators = {
-  async put(tx: WriteTransaction, { key, value }: { key: string; value: number }) {
-    await tx.put(key, value);
-  },
-};
-const quiet = { error() {}, warn() {}, info() {}, debug() {} };
-/** Background persists never run: only what is stored explicitly survives a "crash". */
-const frozenTimers = { setTimeout: () => 0, clearTimeout: () => {} };
-
-let n = 0;
-const names: string[] = [];
-afterEach(() => {
-  for (const name of names.splice(0)) MemoryStore.drop(name);
+let tabs: Tabs;
+afterEach(async () => {
+  await tabs.closeAll();
 });
 
-interface PageLoad {
-  readonly store: Store;
-  readonly durable: DurableMutations;
-  readonly errors: string[];
+async function loggedIDs(t: Tabs): Promise<Record<string, number[]>> {
+  const logs = await readLogs(await t.logKv());
+  return Object.fromEntries(logs.map((l) => [l.clientID, l.entries.map((e) => e.id)]));
 }
 
-/** A page load over the kv store `name`; dropping it without close() is a crash. */
-async function load(name: string, clientID: string): Promise<PageLoad> {
-  const kv = new MemoryStore(name);
-  const errors: string[] = [];
-  const durable = new DurableMutations(kv, { error: (message) => errors.push(message), info() {} });
-  const store = await createStore({
-    kvStore: kv,
-    clientID,
-    mutators,
-    logger: quiet,
-    timers: frozenTimers,
-    onLocalMutation: (mutation) => durable.record(mutation),
-  });
-  await durable.recover(store);
-  return { store, durable, errors };
-}
+describe('durable local mutations (write-ahead log)', () => {
+  it('a tab that crashed before any persist loses nothing: the next one replays its mutations, with their client and ids', async () => {
+    tabs = new Tabs({ frozen: true });
+    const first = await tabs.open();
+    for (let i = 1; i <= 3; i++) await first.client.store.mutate('put', { key: `k${i}`, value: i });
+    await first.client.store.mutate('increment', { key: 'n' });
+    tabs.crash(first);
 
-function fresh(): string {
-  const name = `durable-${++n}`;
-  names.push(name);
-  return name;
-}
-
-async function settleLog(name: string) {
-  return new MutationLog(new MemoryStore(name)).entries();
-}
-
-describe('DurableMutations', () => {
-  it('recovers mutations made just before a crash, with their client and ids', async () => {
-    const name = fresh();
-    const first = await load(name, 'client-a');
-    for (let i = 1; i <= 3; i++) await first.store.mutate('put', { key: `k${i}`, value: i });
-    expect(await settleLog(name)).toHaveLength(3);
-
-    const second = await load(name, 'client-b');
-    expect(await second.store.query((tx) => tx.scan().entries().toArray())).toEqual([
-      ['k1', 1],
-      ['k2', 2],
-      ['k3', 3],
+    const second = await tabs.open();
+    expect(second.client.store.pendingMutations().map((m) => [m.clientID, m.id])).toEqual([
+      [first.id, 1],
+      [first.id, 2],
+      [first.id, 3],
+      [first.id, 4],
     ]);
-    expect(second.store.pendingMutations().map((m) => [m.clientID, m.id])).toEqual([
-      ['client-a', 1],
-      ['client-a', 2],
-      ['client-a', 3],
-    ]);
-    expect(await settleLog(name)).toEqual([]);
-
-    const third = await load(name, 'client-c');
-    expect(third.store.pendingMutations()).toHaveLength(3);
-    await third.store.close();
-  });
-
-  it('does not replay what the stored state already holds', async () => {
-    const name = fresh();
-    const first = await load(name, 'client-a');
-    await first.store.mutate('put', { key: 'a', value: 1 });
-    await first.store.persist();
-    await first.store.mutate('put', { key: 'b', value: 2 });
-    const second = await load(name, 'client-b');
-    expect(second.store.pendingMutations().map((m) => m.id)).toEqual([1, 2]);
+    expect(await valueOf(second, 'k3')).toBe(3);
+    expect(await valueOf(second, 'n')).toBe(1);
     expect(second.errors).toEqual([]);
-    await second.store.close();
   });
 
-  it('drops entries the server acknowledged', async () => {
-    const name = fresh();
-    const page = await load(name, 'client-a');
-    for (let i = 1; i <= 4; i++) await page.store.mutate('put', { key: `k${i}`, value: i });
-    await page.store.applyServerUpdate({ baseCookie: null, cookie: 1, lastMutationIDChanges: { 'client-a': 3 }, patch: [] });
-    page.durable.acknowledged();
-    expect((await settleLog(name)).map((e) => e.id)).toEqual([4]);
-    await page.store.close();
+  it('what a persist stored leaves the log, the replayed tab\'s entries too', async () => {
+    tabs = new Tabs({ frozen: true });
+    const first = await tabs.open();
+    await first.client.store.mutate('put', { key: 'a', value: 1 });
+    tabs.crash(first);
+    const second = await tabs.open();
+    await second.client.store.mutate('put', { key: 'b', value: 2 });
+    expect(await loggedIDs(tabs)).toEqual({ [first.id]: [1], [second.id]: [1] });
+    expect(await second.client.sync()).toBe('synced');
+    expect(await loggedIDs(tabs)).toEqual({ [first.id]: [], [second.id]: [] });
+
+    // Replayed again by nobody: a third tab finds both mutations stored, not logged.
+    const third = await tabs.open();
+    expect(third.client.store.pendingMutations().map((m) => m.clientID).sort()).toEqual([first.id, second.id].sort());
   });
 
-  it('checkpoints: stores the state and empties the log, also on its own after many entries', async () => {
-    const name = fresh();
-    const page = await load(name, 'client-a');
-    await page.store.mutate('put', { key: 'a', value: 1 });
-    await page.durable.checkpoint();
-    expect(await settleLog(name)).toEqual([]);
-    for (let i = 0; i < MAX_LOG_ENTRIES_BEFORE_CHECKPOINT + 5; i++) await page.store.mutate('put', { key: 'b', value: i });
-    await page.durable.checkpoint();
-    expect(await settleLog(name)).toEqual([]);
-    const again = await load(name, 'client-b');
-    expect(again.store.pendingMutations()).toHaveLength(MAX_LOG_ENTRIES_BEFORE_CHECKPOINT + 6);
-    await again.store.close();
+  it('a clean close stores everything and removes the tab\'s log', async () => {
+    tabs = new Tabs({ frozen: true });
+    const tab = await tabs.open();
+    await tab.client.store.mutate('put', { key: 'a', value: 1 });
+    await tabs.close(tab);
+    expect(await loggedIDs(tabs)).toEqual({});
+    const next = await tabs.open();
+    expect(await valueOf(next, 'a')).toBe(1);
   });
 
-  it('drops a logged mutation that can never apply, saying why', async () => {
-    const name = fresh();
-    await new MutationLog(new MemoryStore(name)).append({ clientID: 'ghost', id: 5, name: 'put', args: { key: 'x', value: 1 }, timestamp: 1 });
-    const page = await load(name, 'client-a');
-    expect(page.errors).toEqual([expect.stringContaining('Dropping logged mutation ghost/5')]);
-    expect(await settleLog(name)).toEqual([]);
-    expect(page.store.pendingMutations()).toEqual([]);
-    await page.store.close();
+  it(`asks for a persist after ${MAX_LOG_ENTRIES_BEFORE_CHECKPOINT} logged mutations, so the log stays short without a server`, async () => {
+    tabs = new Tabs();
+    const tab = await tabs.open();
+    for (let i = 0; i < MAX_LOG_ENTRIES_BEFORE_CHECKPOINT; i++) await tab.client.store.mutate('increment', { key: 'n' });
+    // The persist runs as soon as the spacing allows, without the usual wait for more work.
+    await tabs.clock.advance(0);
+    expect((await loggedIDs(tabs))[tab.id]).toEqual([]);
+  });
+
+  it('a logged mutation whose mutator is gone stays in the log instead of being dropped', async () => {
+    tabs = new Tabs({ frozen: true });
+    const first = await tabs.open();
+    await first.client.store.mutate('put', { key: 'a', value: 1 });
+    tabs.crash(first);
+    // Another build without that mutator starts a group of its own: the entry is not its to replay.
+    const other = await tabs.open({ mutators: {} });
+    expect(other.client.store.pendingMutationCount).toBe(0);
+    expect((await loggedIDs(tabs))[first.id]).toEqual([1]);
   });
 });

@@ -1,13 +1,14 @@
 /**
  * Makes every local mutation durable at once, whatever the background persist
- * delay: each one is appended to the write-ahead log as it is made, logged
- * mutations the stored state lacks are replayed on open, and entries leave the
- * log once the server acknowledged them or a persist stored them.
+ * delay: each one is appended to this client's write-ahead log as it is made;
+ * at start-up the logged mutations of the group's clients that the stored
+ * state lacks (a tab that closed or crashed before its persist) are replayed;
+ * entries leave the log once a persist stored them or the server acknowledged them.
  */
 import type { Store } from '../db/store';
 import type { KvStore } from '../kv/types';
 import type { PendingMutation } from '../sync/server-update';
-import { MutationLog, type LoggedMutation } from './mutation-log';
+import { OwnLog, readLogs, trimLog, type LoggedMutation } from './mutation-log';
 
 /** A persist is forced after this many log entries, so the log stays short even without a server. */
 export const MAX_LOG_ENTRIES_BEFORE_CHECKPOINT = 200;
@@ -15,92 +16,113 @@ export const MAX_LOG_ENTRIES_BEFORE_CHECKPOINT = 200;
 export interface DurabilityLogger {
   error(message: string, ...details: unknown[]): void;
   info(message: string, ...details: unknown[]): void;
+  debug?(message: string, ...details: unknown[]): void;
 }
 
 export class DurableMutations {
-  readonly #log: MutationLog;
+  readonly #kv: KvStore;
+  readonly #own: OwnLog;
+  readonly #clientID: string;
+  readonly #clientGroupID: string;
   readonly #logger: DurabilityLogger;
-  #clientID: string | undefined;
+  readonly #checkpoint: () => void;
   #store: Store | undefined;
-  #appended = 0;
-  #lastAppendedID = 0;
-  #checkpointing: Promise<void> | undefined;
+  /** Other clients of the group whose logs were read at start: trimmed after the first persist. */
+  readonly #others = new Set<string>();
+  #sinceCheckpoint = 0;
+  #lastAppended: Promise<void> = Promise.resolve();
 
-  /** `kv` holds the log: best a store of its own, so appends never wait behind a persist of the dag. */
-  constructor(kv: KvStore, logger: DurabilityLogger, { exclusive = false }: { exclusive?: boolean } = {}) {
-    this.#log = new MutationLog(kv, { exclusive });
+  /**
+   * `kv` holds the logs: best a store of its own, so appends never wait behind
+   * a persist. `checkpoint` asks for a persist (after which `stored` is called).
+   */
+  constructor(kv: KvStore, clientID: string, clientGroupID: string, logger: DurabilityLogger, checkpoint: () => void) {
+    this.#kv = kv;
+    this.#own = new OwnLog(kv, clientID, clientGroupID);
+    this.#clientID = clientID;
+    this.#clientGroupID = clientGroupID;
     this.#logger = logger;
+    this.#checkpoint = checkpoint;
   }
 
   /**
-   * Replays what the log holds and the store lacks, stores the result, and
-   * empties the log of what is now stored. From then on, `record` logs.
+   * Replays what the group's logs hold and the store lacks (each client's
+   * mutations in id order, as long as they follow on), then starts logging
+   * this client's mutations. Resolves to the number replayed.
    */
-  async recover(store: Store): Promise<number> {
-    const entries = await this.#log.entries();
+  async start(store: Store): Promise<number> {
+    const [logs] = await Promise.all([readLogs(this.#kv, this.#clientGroupID), this.#own.register()]);
     let replayed = 0;
-    const unusable = new Set<LoggedMutation>();
-    for (const entry of entries) {
-      if (entry.id <= store.lastKnownMutationID(entry.clientID)) continue;
-      try {
-        if (await store.replayMutation(toPending(entry))) replayed++;
-      } catch (error) {
-        unusable.add(entry);
-        this.#logger.error(`Dropping logged mutation ${entry.clientID}/${entry.id} (${entry.name}): it cannot be replayed`, error);
+    for (const log of logs) {
+      if (log.clientID !== this.#clientID && log.entries.length > 0) this.#others.add(log.clientID);
+      for (const entry of log.entries) {
+        if (entry.id <= store.lastKnownMutationID(entry.clientID)) continue;
+        if (entry.id !== store.lastKnownMutationID(entry.clientID) + 1) break;
+        try {
+          if (await store.replayMutation(toPending(entry))) replayed++;
+        } catch (error) {
+          this.#logger.error(`Could not replay logged mutation ${entry.clientID}/${entry.id} (${entry.name}); it stays in the log`, error);
+          break;
+        }
       }
     }
-    if (replayed > 0) {
-      this.#logger.info(`Recovered ${replayed} mutation(s) from the write-ahead log`);
-      await store.persist();
-    }
-    if (entries.length > 0) {
-      await this.#log.removeWhere((entry) => unusable.has(entry) || entry.id <= store.lastKnownMutationID(entry.clientID));
-    }
+    if (replayed > 0) this.#logger.info(`Recovered ${replayed} mutation(s) from the write-ahead log`);
     this.#store = store;
-    this.#clientID = store.clientID;
     return replayed;
   }
 
   /** Logs a mutation of this client as soon as it is committed in memory. */
   record(mutation: PendingMutation): void {
     if (this.#store === undefined || mutation.clientID !== this.#clientID) return;
-    this.#lastAppendedID = mutation.id;
-    this.#log.append(mutation).catch((error: unknown) => this.#logger.error('Could not log a mutation', error));
-    if (++this.#appended >= MAX_LOG_ENTRIES_BEFORE_CHECKPOINT) void this.checkpoint();
+    this.#lastAppended = this.#own.append(mutation);
+    this.#lastAppended.catch((error: unknown) => this.#logger.error('Could not log a mutation', error));
+    if (++this.#sinceCheckpoint >= MAX_LOG_ENTRIES_BEFORE_CHECKPOINT) {
+      this.#sinceCheckpoint = 0;
+      this.#checkpoint();
+    }
   }
 
-  /** After a server update: drops entries of this client the server acknowledged. */
+  /** Resolves once every mutation recorded so far is in the log. */
+  whenLogged(): Promise<void> {
+    return this.#lastAppended.catch(() => {});
+  }
+
+  /** What a persist about to run will store: per logged client, the last mutation id the state holds. */
+  lastIDsToStore(): Map<string, number> {
+    const store = this.#store;
+    const out = new Map<string, number>();
+    if (store === undefined) return out;
+    out.set(this.#clientID, store.lastKnownMutationID(this.#clientID));
+    for (const clientID of this.#others) out.set(clientID, store.lastKnownMutationID(clientID));
+    return out;
+  }
+
+  /** After a persist stored `lastIDs` (from lastIDsToStore): those log entries are no longer needed. */
+  async stored(lastIDs: ReadonlyMap<string, number>): Promise<void> {
+    try {
+      for (const [clientID, id] of lastIDs) {
+        if (clientID === this.#clientID) {
+          await this.#own.trimThrough(id);
+        } else {
+          await trimLog(this.#kv, clientID, id);
+          this.#others.delete(clientID);
+        }
+      }
+    } catch (error) {
+      this.#logger.error('Could not trim the mutation log', error);
+    }
+  }
+
+  /** After a server update: drops this client's entries the server acknowledged. */
   acknowledged(): void {
     const store = this.#store;
-    if (store === undefined || this.#appended === 0) return;
-    const acked = store.lastMutationID;
-    const clientID = this.#clientID;
-    this.#log
-      .removeWhere((entry) => entry.clientID === clientID && entry.id <= acked)
-      .catch((error: unknown) => this.#logger.error('Could not trim the mutation log', error));
+    if (store === undefined) return;
+    this.#own.trimThrough(store.lastMutationID).catch((error: unknown) => this.#logger.error('Could not trim the mutation log', error));
   }
 
-  /** Stores the state now and drops the entries it holds (after a checkpoint already running, if any). */
-  async checkpoint(): Promise<void> {
-    while (this.#checkpointing !== undefined) await this.#checkpointing;
-    const store = this.#store;
-    if (store === undefined || store.closed) return;
-    this.#checkpointing = this.#storeAndTrim(store).finally(() => {
-      this.#checkpointing = undefined;
-    });
-    return this.#checkpointing;
-  }
-
-  async #storeAndTrim(store: Store): Promise<void> {
-    const upTo = this.#lastAppendedID;
-    const clientID = this.#clientID;
-    this.#appended = 0;
-    try {
-      await store.persist();
-      await this.#log.removeWhere((entry) => entry.clientID === clientID && entry.id <= upTo);
-    } catch (error) {
-      this.#logger.error('Could not store the state and trim the mutation log', error);
-    }
+  /** At a clean close, once everything is stored: removes this client's log. */
+  async drop(): Promise<void> {
+    await this.#own.drop();
   }
 }
 

@@ -1,8 +1,8 @@
-import { afterEach, describe, expect, it } from 'vitest';
 import 'fake-indexeddb/auto';
+import { afterEach, describe, expect, it } from 'vitest';
 import { openStore } from '../kv/idb-store';
 import { MemoryStore } from '../kv/memory-store';
-import { MutationLog, type LoggedMutation } from './mutation-log';
+import { dropLog, OwnLog, readLogs, trimLog, type LoggedMutation } from './mutation-log';
 
 let n = 0;
 const names: string[] = [];
@@ -16,44 +16,79 @@ function memory(): MemoryStore {
 }
 
 const m = (clientID: string, id: number): LoggedMutation => ({ clientID, id, name: 'put', args: { key: `k${id}`, value: id }, timestamp: id * 10 });
+const ids = (log: { entries: readonly LoggedMutation[] } | undefined) => log?.entries.map((e) => e.id);
 
-describe('MutationLog', () => {
-  it('keeps appended mutations in order, across reopening the store', async () => {
-    const log = new MutationLog(memory());
-    for (const entry of [m('a', 1), m('a', 2), m('b', 1)]) await log.append(entry);
-    const reopened = new MutationLog(new MemoryStore(names.at(-1)!));
-    expect(await reopened.entries()).toEqual([m('a', 1), m('a', 2), m('b', 1)]);
+describe('the write-ahead log', () => {
+  it('keeps each client its own log, in id order, with its group, across reopening the store', async () => {
+    const kv = memory();
+    const a = new OwnLog(kv, 'a', 'g1');
+    const b = new OwnLog(kv, 'b', 'g2');
+    await Promise.all([a.register(), b.register()]);
+    await Promise.all([a.append(m('a', 1)), b.append(m('b', 1)), a.append(m('a', 2))]);
+    const logs = await readLogs(new MemoryStore(names.at(-1)!));
+    expect(logs.map((l) => [l.clientID, l.clientGroupID, l.entries])).toEqual([
+      ['a', 'g1', [m('a', 1), m('a', 2)]],
+      ['b', 'g2', [m('b', 1)]],
+    ]);
+    expect((await readLogs(kv, 'g2')).map((l) => l.clientID)).toEqual(['b']);
   });
 
-  it('removes what is done elsewhere and keeps the rest in order', async () => {
-    const log = new MutationLog(memory());
-    for (const entry of [m('a', 1), m('b', 1), m('a', 2), m('a', 3), m('b', 2)]) await log.append(entry);
-    const acked: Record<string, number> = { a: 2, b: 0 };
-    await log.removeWhere((entry) => entry.id <= (acked[entry.clientID] ?? 0));
-    expect(await log.entries()).toEqual([m('b', 1), m('a', 3), m('b', 2)]);
-    await log.append(m('a', 4));
-    expect(await log.entries()).toEqual([m('b', 1), m('a', 3), m('b', 2), m('a', 4)]);
-    await log.removeWhere(() => true);
-    expect(await log.entries()).toEqual([]);
-    await log.append(m('c', 1));
-    expect(await log.entries()).toEqual([m('c', 1)]);
-  });
-
-  it('appends from concurrent callers without losing one', async () => {
-    const log = new MutationLog(memory());
+  it('appends made at once are stored in the order made', async () => {
+    const kv = memory();
+    const log = new OwnLog(kv, 'a', 'g');
+    await log.register();
     await Promise.all(Array.from({ length: 20 }, (_, i) => log.append(m('a', i + 1))));
-    expect((await log.entries()).map((e) => e.id).sort((x, y) => x - y)).toEqual(Array.from({ length: 20 }, (_, i) => i + 1));
+    expect(ids((await readLogs(kv))[0])).toEqual(Array.from({ length: 20 }, (_, i) => i + 1));
+  });
+
+  it('another client may trim a prefix while the owner goes on appending: nothing the owner adds is lost', async () => {
+    const kv = memory();
+    const log = new OwnLog(kv, 'a', 'g');
+    await log.register();
+    for (let id = 1; id <= 4; id++) await log.append(m('a', id));
+    await trimLog(kv, 'a', 3);
+    await log.append(m('a', 5));
+    expect(ids((await readLogs(kv))[0])).toEqual([4, 5]);
+    await log.trimThrough(5);
+    await log.append(m('a', 6));
+    expect(ids((await readLogs(kv))[0])).toEqual([6]);
+  });
+
+  it('a dropped log leaves no trace; the others stay', async () => {
+    const kv = memory();
+    const a = new OwnLog(kv, 'a', 'g');
+    const b = new OwnLog(kv, 'b', 'g');
+    await a.register();
+    await b.register();
+    await a.append(m('a', 1));
+    await b.append(m('b', 1));
+    await a.drop();
+    await dropLog(kv, 'missing');
+    expect((await readLogs(kv)).map((l) => l.clientID)).toEqual(['b']);
+  });
+
+  it('skips entries that are not well-formed', async () => {
+    const kv = memory();
+    const log = new OwnLog(kv, 'a', 'g');
+    await log.register();
+    await log.append(m('a', 1));
+    await log.append(m('a', 2));
+    const w = await kv.write();
+    await w.put('l/a/1', { nonsense: true });
+    await w.commit();
+    expect(ids((await readLogs(kv))[0])).toEqual([2]);
   });
 
   it('works on IndexedDB', async () => {
     const name = `idb-log-${++n}`;
     const kv = await openStore(name);
-    const log = new MutationLog(kv);
+    const log = new OwnLog(kv, 'a', 'g');
+    await log.register();
     await log.append(m('a', 1));
     await log.append(m('a', 2));
     await kv.close();
     const again = await openStore(name);
-    expect(await new MutationLog(again).entries()).toEqual([m('a', 1), m('a', 2)]);
+    expect((await readLogs(again))[0]?.entries).toEqual([m('a', 1), m('a', 2)]);
     await again.close();
   });
 });

@@ -1,12 +1,18 @@
 /**
- * A write-ahead log of local mutations in the kv store. The dag is written out
- * in the background at most once a second (SPEC.md §9), so a page closed or
- * reloaded right after an edit could lose it; each mutation is therefore also
- * appended here at once, in one small write. On the next open, logged
- * mutations the stored state lacks are replayed; entries leave the log when
- * the server acknowledges them or once the state holding them is stored.
+ * A write-ahead log of local mutations, shared by every client (tab) of one
+ * local store. The shared store is written in the background at most once a
+ * second (SPEC.md §9), so a page closed right after an edit could lose it;
+ * each mutation is therefore also appended here at once, in one small write.
+ *
+ * Each client has a log of its own, keyed by mutation id: `l/<client>` holds
+ * its bounds, `l/<client>/<id>` its entries; `l/clients` lists the logged
+ * clients with their group. Only the owner appends (two puts, no read). Anyone
+ * may trim a prefix (entries already stored or acknowledged), which keeps the
+ * owner's appends safe: its cached lower bound may point at deleted entries,
+ * which readers skip.
  */
-import type { KvStore } from '../kv/types';
+import type { ReadonlyJSONValue } from '../../protocol/json';
+import type { KvRead, KvStore, KvWrite } from '../kv/types';
 
 export interface LoggedMutation {
   readonly clientID: string;
@@ -16,112 +22,157 @@ export interface LoggedMutation {
   readonly timestamp: number;
 }
 
-const BOUNDS_KEY = 'g/log';
-const entryKey = (seq: number) => `g/log/${seq}`;
+/** One client's log as read back. */
+export interface ClientLog {
+  readonly clientID: string;
+  readonly clientGroupID: string;
+  /** Entries, oldest first (ids increasing). */
+  readonly entries: readonly LoggedMutation[];
+}
 
-interface Bounds {
-  /** Sequence number of the oldest entry kept. */
+const INDEX_KEY = 'l/clients';
+const boundsKey = (clientID: string) => `l/${clientID}`;
+const entryKey = (clientID: string, id: number) => `l/${clientID}/${id}`;
+
+type Bounds = {
+  /** Lowest id that may still be logged. */
   readonly first: number;
-  /** Sequence number the next entry gets. */
+  /** One past the highest id logged. */
   readonly next: number;
+};
+
+function readBounds(value: unknown): Bounds | undefined {
+  if (typeof value !== 'object' || value === null) return undefined;
+  const { first, next } = value as Record<string, unknown>;
+  if (!Number.isSafeInteger(first) || !Number.isSafeInteger(next) || (first as number) > (next as number)) return undefined;
+  return { first: first as number, next: next as number };
 }
 
-function readBounds(value: unknown): Bounds {
-  if (typeof value === 'object' && value !== null) {
-    const { first, next } = value as Record<string, unknown>;
-    if (Number.isSafeInteger(first) && Number.isSafeInteger(next) && (first as number) <= (next as number)) {
-      return { first: first as number, next: next as number };
-    }
-  }
-  return { first: 0, next: 0 };
+async function readIndex(kv: KvRead): Promise<Record<string, string>> {
+  const value = await kv.get(INDEX_KEY);
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return {};
+  const out: Record<string, string> = {};
+  for (const [clientID, group] of Object.entries(value)) if (typeof group === 'string') out[clientID] = group;
+  return out;
 }
 
-function isLoggedMutation(value: unknown): value is LoggedMutation {
+function isLoggedMutation(value: unknown, clientID: string, id: number): value is LoggedMutation {
   if (typeof value !== 'object' || value === null) return false;
   const entry = value as Record<string, unknown>;
-  return (
-    typeof entry.clientID === 'string' &&
-    Number.isSafeInteger(entry.id) &&
-    typeof entry.name === 'string' &&
-    'args' in entry &&
-    typeof entry.timestamp === 'number'
-  );
+  return entry.clientID === clientID && entry.id === id && typeof entry.name === 'string' && 'args' in entry && typeof entry.timestamp === 'number';
 }
 
-/**
- * The log's keys in a kv store. With `exclusive`, this instance is the only
- * writer (the page holds the store's slot), so it keeps the bounds in memory
- * and an append is two puts with no read: the fastest write IndexedDB offers.
- */
-export class MutationLog {
+async function withKvWrite<R>(kv: KvStore, fn: (w: KvWrite) => Promise<R>): Promise<R> {
+  const w = await kv.write();
+  try {
+    return await fn(w);
+  } finally {
+    w.release();
+  }
+}
+
+/** The log of the client that owns it: appends and trims. */
+export class OwnLog {
   readonly #kv: KvStore;
-  readonly #exclusive: boolean;
+  readonly #clientID: string;
+  readonly #clientGroupID: string;
   #bounds: Bounds | undefined;
+  /** Appends run one after another, in the order made. */
+  #tail: Promise<void> = Promise.resolve();
 
-  constructor(kv: KvStore, { exclusive = false }: { exclusive?: boolean } = {}) {
+  constructor(kv: KvStore, clientID: string, clientGroupID: string) {
     this.#kv = kv;
-    this.#exclusive = exclusive;
+    this.#clientID = clientID;
+    this.#clientGroupID = clientGroupID;
   }
 
-  async append(mutation: LoggedMutation): Promise<void> {
-    const write = await this.#kv.write();
-    try {
-      const bounds = this.#exclusive && this.#bounds !== undefined ? this.#bounds : readBounds(await write.get(BOUNDS_KEY));
-      const next = { first: bounds.first, next: bounds.next + 1 };
-      await write.put(entryKey(bounds.next), mutation as never);
-      await write.put(BOUNDS_KEY, next);
-      await write.commit();
-      this.#bounds = next;
-    } catch (error) {
-      write.release();
-      throw error;
-    }
+  /** Lists this client in the log's index (once, before the first append). */
+  register(): Promise<void> {
+    return withKvWrite(this.#kv, async (w) => {
+      const index = await readIndex(w);
+      const bounds = readBounds(await w.get(boundsKey(this.#clientID)));
+      this.#bounds = bounds ?? { first: 1, next: 1 };
+      if (index[this.#clientID] === this.#clientGroupID && bounds !== undefined) return;
+      await w.put(INDEX_KEY, { ...index, [this.#clientID]: this.#clientGroupID });
+      await w.put(boundsKey(this.#clientID), this.#bounds);
+      await w.commit();
+    });
   }
 
-  /** Every entry, oldest first. Entries that are not well-formed are skipped. */
-  async entries(): Promise<LoggedMutation[]> {
-    const read = await this.#kv.read();
-    try {
-      const bounds = readBounds(await read.get(BOUNDS_KEY));
-      this.#bounds = bounds;
-      const values = await Promise.all(range(bounds).map((seq) => read.get(entryKey(seq))));
-      return (values as unknown[]).filter(isLoggedMutation);
-    } finally {
-      read.release();
-    }
+  /** Appends a mutation of this client; resolves once it is stored. */
+  append(mutation: LoggedMutation): Promise<void> {
+    const run = this.#tail.then(() =>
+      withKvWrite(this.#kv, async (w) => {
+        const bounds = this.#bounds ?? { first: mutation.id, next: mutation.id };
+        const next = { first: Math.min(bounds.first, mutation.id), next: Math.max(bounds.next, mutation.id + 1) };
+        await w.put(entryKey(this.#clientID, mutation.id), mutation as unknown as ReadonlyJSONValue);
+        await w.put(boundsKey(this.#clientID), next);
+        await w.commit();
+        this.#bounds = next;
+      }),
+    );
+    this.#tail = run.catch(() => {});
+    return run;
   }
 
-  /** Removes the entries `done` says are safe elsewhere (acknowledged by the server, or stored). */
-  async removeWhere(done: (entry: LoggedMutation) => boolean): Promise<void> {
-    const write = await this.#kv.write();
-    try {
-      const bounds = readBounds(await write.get(BOUNDS_KEY));
-      const seqs = range(bounds);
-      const values = await Promise.all(seqs.map((seq) => write.get(entryKey(seq))));
-      let kept = 0;
-      for (let i = 0; i < seqs.length; i++) {
-        const value = values[i];
-        if (isLoggedMutation(value) && !done(value)) {
-          if (kept !== i) await write.put(entryKey(bounds.first + kept), value as never);
-          kept++;
-        }
-      }
-      if (kept === seqs.length) {
-        write.release();
-        return;
-      }
-      for (let seq = bounds.first + kept; seq < bounds.next; seq++) await write.del(entryKey(seq));
-      const trimmed = { first: bounds.first, next: bounds.first + kept };
-      await write.put(BOUNDS_KEY, trimmed);
-      await write.commit();
-      this.#bounds = trimmed;
-    } catch (error) {
-      write.release();
-      throw error;
-    }
+  /** Drops this client's entries up to `id` (stored or acknowledged elsewhere). */
+  async trimThrough(id: number): Promise<void> {
+    await this.#tail;
+    await trimLog(this.#kv, this.#clientID, id);
+    if (this.#bounds !== undefined && this.#bounds.first <= id) this.#bounds = { first: id + 1, next: Math.max(this.#bounds.next, id + 1) };
+  }
+
+  /** Removes this client's whole log (at a clean close, once everything is stored). */
+  async drop(): Promise<void> {
+    await this.#tail;
+    await dropLog(this.#kv, this.#clientID);
   }
 }
 
-function range({ first, next }: Bounds): number[] {
-  return Array.from({ length: next - first }, (_, i) => first + i);
+/** Every logged client's entries (of one group when given). */
+export async function readLogs(kv: KvStore, clientGroupID?: string): Promise<ClientLog[]> {
+  const read = await kv.read();
+  try {
+    const index = await readIndex(read);
+    const out: ClientLog[] = [];
+    for (const [clientID, group] of Object.entries(index)) {
+      if (clientGroupID !== undefined && group !== clientGroupID) continue;
+      const bounds = readBounds(await read.get(boundsKey(clientID)));
+      if (bounds === undefined) continue;
+      const ids = Array.from({ length: bounds.next - bounds.first }, (_, i) => bounds.first + i);
+      const values = await Promise.all(ids.map((id) => read.get(entryKey(clientID, id))));
+      const entries = values.filter((v, i): v is ReadonlyJSONValue => isLoggedMutation(v, clientID, ids[i]!)) as unknown as LoggedMutation[];
+      out.push({ clientID, clientGroupID: group, entries });
+    }
+    return out;
+  } finally {
+    read.release();
+  }
+}
+
+/** Drops a client's entries up to `id`. Safe while the owner appends. */
+export function trimLog(kv: KvStore, clientID: string, id: number): Promise<void> {
+  return withKvWrite(kv, async (w) => {
+    const bounds = readBounds(await w.get(boundsKey(clientID)));
+    if (bounds === undefined || bounds.first > id) return;
+    const upTo = Math.min(id, bounds.next - 1);
+    for (let n = bounds.first; n <= upTo; n++) await w.del(entryKey(clientID, n));
+    await w.put(boundsKey(clientID), { first: id + 1, next: Math.max(bounds.next, id + 1) });
+    await w.commit();
+  });
+}
+
+/** Removes a client's log and its index entry. */
+export function dropLog(kv: KvStore, clientID: string): Promise<void> {
+  return withKvWrite(kv, async (w) => {
+    const index = await readIndex(w);
+    const bounds = readBounds(await w.get(boundsKey(clientID)));
+    if (bounds !== undefined) for (let n = bounds.first; n < bounds.next; n++) await w.del(entryKey(clientID, n));
+    await w.del(boundsKey(clientID));
+    if (clientID in index) {
+      const { [clientID]: _gone, ...rest } = index;
+      await w.put(INDEX_KEY, rest);
+    }
+    await w.commit();
+  });
 }

@@ -6,7 +6,7 @@ import { FakeClock } from '../connection/testing/fake-clock';
 import { FakeSocketServer } from '../connection/testing/fake-socket';
 import { seededRandom } from '../connection/testing/harness';
 import type { WriteTransaction } from '../db/transaction-types';
-import { MemoryStore } from '../kv/memory-store';
+import { MemoryKvProvider } from '../kv/memory-provider';
 import { Reflect } from '../reflect';
 import { useConnectionStatus } from './use-connection-status';
 import { usePendingMutationCount } from './use-pending-mutation-count';
@@ -34,7 +34,7 @@ function client() {
     mutators,
     logSinks: [],
     environment: { clock, timers: clock, random: seededRandom(n), WebSocket: server.WebSocket, visibility: alwaysOn, network: alwaysOn },
-    kvStore: new MemoryStore(`status-hooks-${++n}`),
+    kvStore: new MemoryKvProvider(`status-hooks-${++n}`),
   });
   clients.push(r);
   return { r, clock, server };

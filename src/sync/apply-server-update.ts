@@ -15,8 +15,7 @@ export async function applyServerUpdate(db: Database, update: ServerUpdate): Pro
   db.syncing = true;
   let change;
   try {
-    const start = await beginSync(db, update);
-    change = await endSync(db, start);
+    change = await db.syncLock.run(async () => endSync(db, await beginSync(db, update)));
   } finally {
     db.syncing = false;
   }

@@ -1,6 +1,6 @@
 import { ManualSource } from '../../../src/connection/testing/manual-source';
 import { seededRandom } from '../../../src/connection/testing/harness';
-import { MemoryStore } from '../../../src/kv/memory-store';
+import { MemoryKvProvider } from '../../../src/kv/memory-provider';
 import type { LogSink } from '../../../src/logging/log-sink';
 import { conformanceMutators, type ClientFactory, type ClientUnderTest } from '../factory';
 import type { CallbackName, ScenarioClient } from '../scenario';
@@ -56,7 +56,7 @@ export class ClientSession {
         visibility: this.visibility,
         network: this.network,
       },
-      kvStore: new MemoryStore(`client-conformance-${++storeCounter}`),
+      kvStore: new MemoryKvProvider(`client-conformance-${++storeCounter}`),
     });
   }
 }

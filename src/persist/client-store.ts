@@ -1,0 +1,165 @@
+/**
+ * The local store of one client (tab, page load) over the shared store of its
+ * user, room and schema: it joins (or forks) the client group, works on its
+ * memory view, persists and refreshes it against the other tabs (TabSync, at
+ * most once a second after a PERSIST_WAIT_MS wait, or as soon as the spacing
+ * allows when another tab stored the group) and keeps every local mutation in
+ * the write-ahead log until it is stored.
+ */
+import { readBTree, writeBTree } from '../btree/btree';
+import { compareUTF8 } from '../btree/compare';
+import { newHashFactory } from '../dag/hash';
+import { LazyDagStore } from '../dag/lazy-store';
+import { PersistScheduler, type SchedulerTimers } from '../dag/persist-scheduler';
+import { PersistentDagStore } from '../dag/store';
+import { MAIN_HEAD } from '../db/commit';
+import { Database } from '../db/database';
+import type { IndexDefinitions } from '../db/index-definition';
+import type { StoreLogger } from '../db/logger';
+import { storeOver, type Store } from '../db/store';
+import type { MutatorDefs } from '../db/transaction-types';
+import { StoreClosedError } from '../kv/errors';
+import type { KvStore } from '../kv/types';
+import type { PendingMutation } from '../sync/server-update';
+import { DurableMutations, type DurabilityLogger } from './durable-mutations';
+import { joinClientGroup, type Joined } from './join-group';
+import { TabSync, type SyncResult } from './tab-sync';
+
+export interface ClientStoreOptions {
+  /** The shared store of the user, room and schema. */
+  readonly dataKv: KvStore;
+  /** The write-ahead log beside it. */
+  readonly logKv: KvStore;
+  readonly clientID: string;
+  readonly mutators: MutatorDefs;
+  readonly indexes: IndexDefinitions;
+  readonly clock: () => number;
+  readonly timers: SchedulerTimers;
+  readonly random: () => number;
+  readonly logger: StoreLogger & DurabilityLogger;
+  readonly newClientGroupID: () => string;
+  /** Whether the view must stay on its own snapshot when another tab stored a newer one (while its socket is connected). */
+  readonly keepOwnSnapshot: () => boolean;
+  /** After each local mutation is committed (and handed to the log). */
+  readonly onLocalMutation?: (mutation: PendingMutation) => void;
+  /** This client moved the group head: the other tabs should refresh. */
+  readonly onGroupHeadMoved?: () => void;
+  /** After every persist and refresh (the view may hold other tabs' mutations now). */
+  readonly onSynced?: () => void;
+  /** This client's record or its group is gone from the shared store (collected, disabled, or the database deleted). */
+  readonly onClientStateNotFound: () => void;
+}
+
+export interface ClientStore {
+  readonly store: Store;
+  readonly clientGroupID: string;
+  readonly joined: Joined;
+  /** The shared store (records and chunks). */
+  readonly perdag: PersistentDagStore;
+  /** Another tab stored the group: refresh as soon as the spacing allows. */
+  refreshSoon(): void;
+  /** Persists and refreshes now. */
+  sync(): Promise<SyncResult>;
+  /** After a server update: drops from the log what the server acknowledged. */
+  acknowledged(): void;
+  /** Stores everything, removes this client's log, closes both stores. */
+  close(): Promise<void>;
+}
+
+export async function openClientStore(o: ClientStoreOptions): Promise<ClientStore> {
+  const createHash = newHashFactory(o.random);
+  const perdag = new PersistentDagStore(o.dataKv, { createHash });
+  const joined = await joinClientGroup(perdag, {
+    clientID: o.clientID,
+    mutatorNames: Object.keys(o.mutators),
+    indexes: o.indexes,
+    now: o.clock(),
+    newClientGroupID: o.newClientGroupID,
+  });
+  if (joined.reason !== undefined) o.logger.info(`Starting client group ${joined.clientGroupID}: no stored group fits (${joined.reason})`);
+
+  let scheduler: PersistScheduler | undefined;
+  const memdag = new LazyDagStore(perdag, {
+    createHash,
+    // Only the view needs storing; the merge head is TabSync's own scratch.
+    onCommit: (heads) => {
+      if (heads.includes(MAIN_HEAD)) scheduler?.schedule();
+    },
+  });
+  await memdag.withWrite(async (w) => {
+    await w.setHead(MAIN_HEAD, joined.headHash);
+    await w.commit();
+  });
+  let durable: DurableMutations | undefined;
+  const db = await Database.open({
+    dag: memdag,
+    clientID: o.clientID,
+    mutators: o.mutators,
+    indexes: o.indexes,
+    clock: o.clock,
+    logger: o.logger,
+    compare: compareUTF8,
+    readTree: readBTree,
+    writeTree: writeBTree,
+    onLocalMutation: (mutation) => {
+      durable?.record(mutation);
+      o.onLocalMutation?.(mutation);
+    },
+  });
+  const tabSync = new TabSync({
+    perdag,
+    memdag,
+    db,
+    clientID: o.clientID,
+    clientGroupID: joined.clientGroupID,
+    startHead: joined.headHash,
+    keepOwnSnapshot: o.keepOwnSnapshot,
+    onGroupHeadMoved: () => o.onGroupHeadMoved?.(),
+  });
+
+  let lost = false;
+  let lastResult: SyncResult | undefined;
+  const sync = async (): Promise<SyncResult> => {
+    if (lost) return 'client-state-not-found';
+    const ids = durable?.lastIDsToStore() ?? new Map<string, number>();
+    try {
+      lastResult = await tabSync.sync();
+    } catch (error) {
+      if (!(error instanceof StoreClosedError)) throw error;
+      lastResult = 'client-state-not-found';
+    }
+    if (lastResult === 'synced') await durable?.stored(ids);
+    o.onSynced?.();
+    if (lastResult === 'client-state-not-found' && !lost) {
+      lost = true;
+      o.onClientStateNotFound();
+    }
+    return lastResult;
+  };
+  scheduler = new PersistScheduler(async () => void (await sync()), {
+    timers: o.timers,
+    clock: { now: o.clock },
+    onError: (e) => o.logger.error('Background persist failed', e),
+  });
+  const store = storeOver(db, memdag, scheduler);
+  durable = new DurableMutations(o.logKv, o.clientID, joined.clientGroupID, o.logger, () => scheduler.scheduleSoon());
+  await durable.start(store);
+
+  return {
+    store,
+    clientGroupID: joined.clientGroupID,
+    joined,
+    perdag,
+    refreshSoon: () => scheduler.scheduleSoon(),
+    sync,
+    acknowledged: () => durable!.acknowledged(),
+    async close() {
+      try {
+        await store.close();
+        if (lastResult === 'synced') await durable!.drop();
+      } finally {
+        await o.logKv.close();
+      }
+    },
+  };
+}

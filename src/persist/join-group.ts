@@ -1,0 +1,119 @@
+/**
+ * A new client (a page load, a tab) enters the shared local store: it joins
+ * the client group whose mutators and indexes match its own, or forks a new
+ * group from the newest snapshot any group holds, so it never starts empty
+ * when data is there. One write, so two tabs opening at once end up in one group.
+ */
+import { writeBTree } from '../btree/btree';
+import type { PersistentDagStore, PersistentDagWrite } from '../dag/store';
+import type { Hash } from '../dag/types';
+import { newCommitChunk, readChain, readCommit, type Commit, type SnapshotCommitData } from '../db/commit';
+import { compareCookies } from '../db/cookie-order';
+import { compileIndex, sameIndexDefinition, type IndexDefinitions } from '../db/index-definition';
+import { readGroups, writeClient, writeGroup, type ClientGroupRecord } from './records';
+
+export interface JoinOptions {
+  readonly clientID: string;
+  readonly mutatorNames: readonly string[];
+  readonly indexes: IndexDefinitions;
+  /** Now, for the client's first heartbeat. */
+  readonly now: number;
+  readonly newClientGroupID: () => string;
+}
+
+export interface Joined {
+  readonly clientGroupID: string;
+  /** The group head the client starts from. */
+  readonly headHash: Hash;
+  /** 'joined' an existing group, or made a new one ('forked' from a snapshot, or 'new' in an empty store). */
+  readonly how: 'joined' | 'forked' | 'new';
+  /** Why no existing group fit, when one exists. */
+  readonly reason?: string;
+}
+
+export function joinClientGroup(perdag: PersistentDagStore, options: JoinOptions): Promise<Joined> {
+  const mutatorNames = [...options.mutatorNames].sort();
+  return perdag.withWrite(async (w) => {
+    const groups = await readGroups(w);
+    let joined: Joined | undefined;
+    const reasons: string[] = [];
+    for (const [clientGroupID, group] of groups) {
+      const reason = incompatibility(group, mutatorNames, options.indexes);
+      if (reason === undefined) {
+        joined = { clientGroupID, headHash: group.headHash, how: 'joined' };
+        break;
+      }
+      reasons.push(`${clientGroupID}: ${reason}`);
+    }
+    if (joined === undefined) {
+      const clientGroupID = options.newClientGroupID();
+      const newest = await newestSnapshot(w, groups.values());
+      const head = newest === undefined ? await writeGenesis(w, options.indexes) : await forkSnapshot(w, newest);
+      const group: ClientGroupRecord = {
+        headHash: head,
+        mutatorNames,
+        indexes: options.indexes,
+        mutationIDs: {},
+        lastServerAckdMutationIDs: {},
+        disabled: false,
+      };
+      await writeGroup(w, clientGroupID, group, undefined);
+      joined = {
+        clientGroupID,
+        headHash: head,
+        how: newest === undefined ? 'new' : 'forked',
+        ...(reasons.length > 0 ? { reason: reasons.join('; ') } : {}),
+      };
+    }
+    await writeClient(
+      w,
+      options.clientID,
+      { heartbeatTimestampMs: options.now, headHash: joined.headHash, clientGroupID: joined.clientGroupID, tempRefreshHash: null },
+      undefined,
+    );
+    await w.commit();
+    return joined;
+  });
+}
+
+/** Why a group cannot take this client, or undefined when it can. */
+export function incompatibility(group: ClientGroupRecord, sortedMutatorNames: readonly string[], indexes: IndexDefinitions): string | undefined {
+  if (group.disabled) return 'disabled';
+  if (group.mutatorNames.length !== sortedMutatorNames.length || group.mutatorNames.some((n, i) => n !== sortedMutatorNames[i])) {
+    return 'other mutators';
+  }
+  const names = Object.keys(indexes);
+  const stored = Object.keys(group.indexes);
+  if (names.length !== stored.length || names.some((n) => group.indexes[n] === undefined || !sameIndexDefinition(group.indexes[n]!, indexes[n]!))) {
+    return 'other indexes';
+  }
+  return undefined;
+}
+
+async function newestSnapshot(w: PersistentDagWrite, groups: Iterable<ClientGroupRecord>): Promise<Commit<SnapshotCommitData> | undefined> {
+  let newest: Commit<SnapshotCommitData> | undefined;
+  for (const group of groups) {
+    const { snapshot } = await readChain(w, await readCommit(w, group.headHash));
+    if (newest === undefined || compareCookies(snapshot.data.cookie, newest.data.cookie) > 0) newest = snapshot;
+  }
+  return newest;
+}
+
+/** The same server state for a new group: none of its mutation ids are acknowledged yet. */
+async function forkSnapshot(w: PersistentDagWrite, snapshot: Commit<SnapshotCommitData>): Promise<Hash> {
+  const chunk = newCommitChunk(w, { ...snapshot.data, lastMutationIDs: {} });
+  await w.putChunk(chunk);
+  return chunk.hash;
+}
+
+async function writeGenesis(w: PersistentDagWrite, indexes: IndexDefinitions): Promise<Hash> {
+  const emptyTree = () => writeBTree(w, undefined).flush();
+  const records = [];
+  for (const [name, definition] of Object.entries(indexes)) {
+    records.push({ name, definition: compileIndex(name, definition).definition, valueHash: await emptyTree() });
+  }
+  const data: SnapshotCommitData = { type: 'snapshot', basisHash: null, cookie: null, lastMutationIDs: {}, valueHash: await emptyTree(), indexes: records };
+  const chunk = newCommitChunk(w, data);
+  await w.putChunk(chunk);
+  return chunk.hash;
+}

@@ -1,0 +1,262 @@
+/**
+ * Persist and refresh of one client (tab) of a shared local store.
+ *
+ * The tab works on its own memory view (the memory dag, head 'main'); the
+ * shared store holds, per client group, the head every tab of the group
+ * merges into (SPEC.md §3). One `sync()` does both directions:
+ *
+ * 1. When the group head moved since this tab last merged it, the tab
+ *    protects it (the client record's tempRefreshHash, so no other tab can
+ *    collect its chunks while they are read), gathers its chunks (at most
+ *    REFRESH_MAX_GATHER_BYTES) and merges it into its view: the other tabs'
+ *    pending mutations are rebased into it and subscriptions fire.
+ * 2. The tab stores its view (client head := view; its chunks written) and,
+ *    if the group head is still the one it merged, moves the group head to
+ *    the merge of both (a compare-and-set). If another tab moved it meanwhile,
+ *    it starts again from 1.
+ *
+ * Everything the view references is either in memory or reachable from the
+ * client's own head (or, during a refresh, its refresh head), so no other
+ * tab's persist or GC can collect a chunk this tab still needs.
+ * When the group head is the one last merged and the view is at least as new,
+ * a sync is a single write.
+ */
+import { REFRESH_MAX_GATHER_BYTES } from '../../protocol/constants';
+import type { Hash } from '../dag/types';
+import type { LazyDagStore } from '../dag/lazy-store';
+import type { PersistentDagStore } from '../dag/store';
+import { readCommit, type Commit, type SnapshotCommitData } from '../db/commit';
+import { compareCookies } from '../db/cookie-order';
+import type { Database } from '../db/database';
+import { applyMergePlan, isNoOp, planMerge, readChainOf, type Chain } from '../db/merge-chains';
+import { readClient, readGroup, writeClient, writeGroup, type ClientGroupRecord } from './records';
+
+/** A sync starts over this many times when other tabs keep moving the group head, then gives up until the next one. */
+const MAX_SYNC_ATTEMPTS = 5;
+const MERGE_HEAD = 'merge';
+
+export type SyncResult =
+  /** Nothing to do, or done. */
+  | 'synced'
+  /** This client's record (or its group) is gone or the group is disabled: the app must start over. */
+  | 'client-state-not-found'
+  /** Other tabs kept moving the group head; the next sync tries again. */
+  | 'busy';
+
+export interface TabSyncOptions {
+  readonly perdag: PersistentDagStore;
+  readonly memdag: LazyDagStore;
+  readonly db: Database;
+  readonly clientID: string;
+  readonly clientGroupID: string;
+  /** The group head this client started from. */
+  readonly startHead: Hash;
+  /** Whether the view must stay on its own snapshot (a connected tab follows its socket's pokes). */
+  readonly keepOwnSnapshot: () => boolean;
+  /** Told after this tab moved the group head (other tabs should refresh). */
+  readonly onGroupHeadMoved?: (head: Hash) => void;
+  /** @default REFRESH_MAX_GATHER_BYTES */
+  readonly refreshGatherBytes?: number;
+}
+
+/** What a chain holds, as far as the group record and merging care. */
+interface HeadInfo {
+  readonly hash: Hash;
+  readonly cookie: SnapshotCommitData['cookie'];
+  /** The snapshot's acknowledged mutation ids. */
+  readonly acked: Readonly<Record<string, number>>;
+  /** Pending mutations as `clientID\0id`. */
+  readonly pending: ReadonlySet<string>;
+  /** Highest mutation id per client, acknowledged or pending. */
+  readonly lastIDs: Readonly<Record<string, number>>;
+}
+
+export class TabSync {
+  readonly #o: TabSyncOptions;
+  /** The group head this view last merged. */
+  #merged: HeadInfo | undefined;
+  #running: Promise<SyncResult> | undefined;
+  #queued: Promise<SyncResult> | undefined;
+
+  constructor(options: TabSyncOptions) {
+    this.#o = options;
+  }
+
+  /** Runs one sync; calls made while one runs share one more run after it. */
+  sync(): Promise<SyncResult> {
+    if (this.#queued !== undefined) return this.#queued;
+    if (this.#running !== undefined) {
+      this.#queued = this.#running.then(
+        () => this.#startQueued(),
+        () => this.#startQueued(),
+      );
+      return this.#queued;
+    }
+    const run = this.#syncNow().finally(() => {
+      this.#running = undefined;
+    });
+    this.#running = run;
+    return run;
+  }
+
+  #startQueued(): Promise<SyncResult> {
+    this.#queued = undefined;
+    return this.sync();
+  }
+
+  async #syncNow(): Promise<SyncResult> {
+    const { db } = this.#o;
+    this.#merged ??= await this.#describe(this.#o.startHead);
+    for (let attempt = 0; attempt < MAX_SYNC_ATTEMPTS; attempt++) {
+      const merged = this.#merged;
+      if (compareCookies(db.snapshotCommit.data.cookie, merged.cookie) >= 0) {
+        // The view is as new as the group head it merged last: if that is still the group head, the view supersedes it.
+        const view = db.headCommit;
+        const result = await this.#store(view, merged, view);
+        if (result !== 'conflict') return result;
+      }
+      const seen = await this.#protectGroupHead();
+      if (seen === 'client-state-not-found') return seen;
+      // A closed view takes nothing in any more (its final store still merges into the group).
+      if (seen !== this.#merged.hash && !db.isClosed) await this.#refresh(seen);
+      const result = await this.#storeMerged(await this.#describe(seen));
+      if (result !== 'conflict') return result;
+    }
+    return 'busy';
+  }
+
+  /** Marks the group's current head as being read by this client; returns it. */
+  async #protectGroupHead(): Promise<Hash | 'client-state-not-found'> {
+    const { clientID, clientGroupID } = this.#o;
+    return this.#o.perdag.withWrite(async (w) => {
+      const [client, group] = await Promise.all([readClient(w, clientID), readGroup(w, clientGroupID)]);
+      if (client === undefined || group === undefined || group.disabled) return 'client-state-not-found';
+      if (client.tempRefreshHash !== group.headHash) {
+        await writeClient(w, clientID, { ...client, tempRefreshHash: group.headHash }, client);
+        await w.commit();
+      }
+      return group.headHash;
+    });
+  }
+
+  /** Merges the group head `head` (protected) into the view. */
+  async #refresh(head: Hash): Promise<void> {
+    const { db, memdag } = this.#o;
+    await memdag.prefetch(head, this.#o.refreshGatherBytes ?? REFRESH_MAX_GATHER_BYTES);
+    await db.syncLock.run(() =>
+      db.transformHead(async (dag, ours) => {
+        const theirs = await readChainOf(dag, await readCommit(dag, head));
+        const plan = planMerge(ours, theirs, this.#o.keepOwnSnapshot());
+        if (isNoOp(plan, ours, theirs)) return plan.base === 'ours' ? undefined : theirs.head;
+        return applyMergePlan(dag, plan, ours, theirs, (name) => db.mutatorFor(name), db.ctx);
+      }),
+    );
+  }
+
+  /** Stores the view and moves the group head from `group` (protected) to the merge of both. */
+  async #storeMerged(group: HeadInfo): Promise<SyncResult | 'conflict'> {
+    const { db, memdag } = this.#o;
+    const view = db.headCommit;
+    const target = await memdag.withWrite(async (dag) => {
+      const ours = await readChainOf(dag, view);
+      const theirs = await readChainOf(dag, await readCommit(dag, group.hash));
+      const plan = planMerge(ours, theirs);
+      if (isNoOp(plan, ours, theirs)) return plan.base === 'ours' ? view : theirs.head;
+      const head = await applyMergePlan(dag, plan, ours, theirs, (name) => db.mutatorFor(name), db.ctx);
+      // Held by a head of its own until it is stored, so the memory dag does not collect it.
+      await dag.setHead(MERGE_HEAD, head.hash);
+      await dag.commit();
+      return head;
+    });
+    try {
+      return await this.#store(view, group, target);
+    } finally {
+      if (target !== view && target.hash !== group.hash) {
+        await memdag.withWrite(async (dag) => {
+          await dag.removeHead(MERGE_HEAD);
+          await dag.commit();
+        });
+      }
+    }
+  }
+
+  /**
+   * One write: the view's chunks and the client head; then, if the group head
+   * is still `expected` and `target` adds to it, the group head moves to `target`.
+   */
+  async #store(view: Commit, expected: HeadInfo, target: Commit): Promise<SyncResult | 'conflict'> {
+    const { memdag, clientID, clientGroupID } = this.#o;
+    const viewChunks = memdag.memoryOnlyClosure([view.hash]);
+    const next = target.hash === expected.hash ? expected : await this.#describe(target.hash);
+    const moveGroup = !addsNothing(next, expected);
+    const targetChunks = moveGroup && target !== view ? memdag.memoryOnlyClosure([target.hash]) : [];
+    const outcome = await this.#o.perdag.withWrite(async (w) => {
+      const [client, group] = await Promise.all([readClient(w, clientID), readGroup(w, clientGroupID)]);
+      if (client === undefined || group === undefined || group.disabled) return 'client-state-not-found' as const;
+      const conflict = group.headHash !== expected.hash;
+      for (const chunk of viewChunks) await w.putChunk(chunk);
+      if (!conflict && moveGroup) {
+        for (const chunk of targetChunks) await w.putChunk(chunk);
+        await writeGroup(w, clientGroupID, groupRecordFor(next, group), group);
+      }
+      if (client.headHash !== view.hash || client.tempRefreshHash !== null) {
+        await writeClient(w, clientID, { ...client, headHash: view.hash, tempRefreshHash: null }, client);
+      }
+      await w.commit();
+      return conflict ? ('conflict' as const) : moveGroup ? ('moved' as const) : ('kept' as const);
+    });
+    if (outcome === 'client-state-not-found' || outcome === 'conflict') {
+      if (outcome === 'conflict') memdag.markPersisted(viewChunks);
+      return outcome;
+    }
+    memdag.markPersisted(viewChunks);
+    if (outcome === 'kept') {
+      this.#merged = expected;
+      return 'synced';
+    }
+    memdag.markPersisted(targetChunks);
+    this.#merged = next;
+    this.#o.onGroupHeadMoved?.(next.hash);
+    return 'synced';
+  }
+
+  async #describe(hash: Hash): Promise<HeadInfo> {
+    const chain = await this.#o.memdag.withRead(async (dag) => readChainOf(dag, await readCommit(dag, hash)));
+    return describeChain(chain);
+  }
+}
+
+function describeChain(chain: Chain): HeadInfo {
+  const acked = chain.snapshot.data.lastMutationIDs;
+  const lastIDs: Record<string, number> = { ...acked };
+  const pending = new Set<string>();
+  for (const c of chain.locals) {
+    pending.add(`${c.data.clientID}\u0000${c.data.mutationID}`);
+    lastIDs[c.data.clientID] = Math.max(lastIDs[c.data.clientID] ?? 0, c.data.mutationID);
+  }
+  return { hash: chain.head.hash, cookie: chain.snapshot.data.cookie, acked, pending, lastIDs };
+}
+
+/** Whether `next` would add nothing to `current`: the same server state and no pending mutation more. */
+function addsNothing(next: HeadInfo, current: HeadInfo): boolean {
+  if (next.hash === current.hash) return true;
+  if (compareCookies(next.cookie, current.cookie) !== 0) return false;
+  for (const key of next.pending) if (!current.pending.has(key)) return false;
+  return true;
+}
+
+/** The group record for a new head: its mutation ids, and what the server acknowledged (never less than recorded). */
+function groupRecordFor(head: HeadInfo, group: ClientGroupRecord): ClientGroupRecord {
+  return {
+    ...group,
+    headHash: head.hash,
+    mutationIDs: maxByClient(group.mutationIDs, head.lastIDs),
+    lastServerAckdMutationIDs: maxByClient(group.lastServerAckdMutationIDs, head.acked),
+  };
+}
+
+function maxByClient(a: Readonly<Record<string, number>>, b: Readonly<Record<string, number>>): Record<string, number> {
+  const out: Record<string, number> = { ...a };
+  for (const [clientID, id] of Object.entries(b)) out[clientID] = Math.max(out[clientID] ?? 0, id);
+  return out;
+}
