@@ -2,11 +2,14 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { startChildServer } from './test-support/child-server';
+import { isRunning, killChildServers, startChildServer } from './test-support/child-server';
 import { TestClient, uniqueID } from './test-support/test-client';
 
 const dataDir = mkdtempSync(join(tmpdir(), 'roomsync-durability-'));
-afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+afterAll(async () => {
+  await killChildServers();
+  rmSync(dataDir, { recursive: true, force: true });
+});
 
 const CLIENTS = 4;
 const MUTATIONS_PER_CLIENT = 120;
@@ -51,7 +54,6 @@ describe('durability (child process, kill -9)', () => {
           if (killed) return;
           if (ackedTotal() >= killAfter) {
             killed = true;
-            first.process.kill('SIGKILL');
             resolve();
             return;
           }
@@ -63,7 +65,9 @@ describe('durability (child process, kill -9)', () => {
         step();
       });
       await killed$;
-      expect(await first.exited).toBe('SIGKILL');
+      // The real server process: once it is gone nothing more can be acknowledged.
+      expect(await first.stop('SIGKILL')).toBe('SIGKILL');
+      expect(isRunning(first.pid)).toBe(false);
       const acked = clients.map((c) => c.lmid);
 
       const second = await startChildServer(['--data-dir', dataDir, '--log-level', 'warn']);
@@ -83,8 +87,8 @@ describe('durability (child process, kill -9)', () => {
         expect(c.outOfOrder).toEqual([]);
       }
       await Promise.all(again.map((c) => c.close()));
-      second.process.kill('SIGTERM');
-      expect(await second.exited).toBe(0);
+      expect(await second.stop('SIGTERM')).toBe(0);
+      expect(isRunning(second.pid)).toBe(false);
     }
   }, 60_000);
 });

@@ -1,5 +1,4 @@
-import { createReadStream } from 'node:fs';
-import { stat } from 'node:fs/promises';
+import { open, stat, type FileHandle } from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { extname, join, resolve, sep } from 'node:path';
 
@@ -38,12 +37,28 @@ export async function serveStatic(root: string, req: IncomingMessage, res: Serve
   const file = (await fileAt(target)) ?? (await fileAt(join(target, 'index.html')));
   const chosen = file ?? (extname(decoded) === '' ? await fileAt(join(base, 'index.html')) : undefined);
   if (chosen === undefined) return false;
-  res.writeHead(200, {
-    'content-type': CONTENT_TYPES[extname(chosen).toLowerCase()] ?? 'application/octet-stream',
-    'content-length': (await stat(chosen)).size,
-  });
-  if (req.method === 'HEAD') res.end();
-  else createReadStream(chosen).pipe(res);
+  // Opened before answering: a file that can be stat'ed but not read (EACCES) is a 404, not a crash.
+  let handle: FileHandle;
+  try {
+    handle = await open(chosen, 'r');
+  } catch {
+    return false;
+  }
+  try {
+    const size = (await handle.stat()).size;
+    res.writeHead(200, { 'content-type': CONTENT_TYPES[extname(chosen).toLowerCase()] ?? 'application/octet-stream', 'content-length': size });
+    if (req.method === 'HEAD') {
+      res.end();
+      await handle.close();
+      return true;
+    }
+  } catch (error) {
+    await handle.close();
+    throw error;
+  }
+  const stream = handle.createReadStream();
+  stream.on('error', () => res.destroy());
+  stream.pipe(res);
   return true;
 }
 

@@ -3,21 +3,48 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const TSX = `${ROOT}node_modules/.bin/tsx`;
 const LISTENING = /^roomsync server listening on (ws:\/\/\S+) admin (http:\/\/\S+)/;
+/** Every child still running, so a suite can make sure none outlives it. */
+const running = new Set<ChildServer>();
+
+export interface ChildServerOptions {
+  readonly env?: NodeJS.ProcessEnv;
+  /** Run as this user id (e.g. to meet a permission error as root). */
+  readonly uid?: number;
+  readonly gid?: number;
+}
 
 export interface ChildServer {
+  /** The server process itself: node runs server/cli.ts with tsx as an import hook, no wrapper in between. */
   readonly process: ChildProcess;
+  readonly pid: number;
   readonly url: string;
   readonly adminURL: string;
   /** Resolves with the exit code (or signal) once the process ended. */
   readonly exited: Promise<number | string>;
   readonly stderr: string[];
+  /** Sends `signal` to the server process and resolves with how it ended, once its PID is gone. */
+  stop(signal: NodeJS.Signals): Promise<number | string>;
 }
 
-/** Starts `server/cli.ts` as a child process and resolves once it prints its URL. */
-export function startChildServer(args: readonly string[]): Promise<ChildServer> {
-  const child = spawn(TSX, ['server/cli.ts', '--port', '0', ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+/** True while a process with this PID exists. */
+export function isRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** Starts `server/cli.ts` as a child process (the real server, not a wrapper) and resolves once it prints its URL. */
+export function startChildServer(args: readonly string[], options: ChildServerOptions = {}): Promise<ChildServer> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'server/cli.ts', '--port', '0', ...args], {
+    cwd: ROOT,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, ...options.env },
+    ...(options.uid === undefined ? {} : { uid: options.uid, gid: options.gid ?? options.uid }),
+  });
   const stderr: string[] = [];
   createInterface({ input: child.stderr! }).on('line', (l) => stderr.push(l));
   const exited = new Promise<number | string>((resolve) => child.on('exit', (code, signal) => resolve(code ?? signal ?? -1)));
@@ -25,8 +52,31 @@ export function startChildServer(args: readonly string[]): Promise<ChildServer> 
     const lines = createInterface({ input: child.stdout! });
     lines.on('line', (line) => {
       const m = LISTENING.exec(line);
-      if (m) resolve({ process: child, url: m[1]!, adminURL: m[2]!, exited, stderr });
+      if (m === null) return;
+      const server: ChildServer = {
+        process: child,
+        pid: child.pid!,
+        url: m[1]!,
+        adminURL: m[2]!,
+        exited,
+        stderr,
+        async stop(signal) {
+          child.kill(signal);
+          const how = await exited;
+          running.delete(server);
+          if (isRunning(child.pid!)) throw new Error(`server process ${child.pid} is still running after ${signal}`);
+          return how;
+        },
+      };
+      running.add(server);
+      void exited.then(() => running.delete(server));
+      resolve(server);
     });
     void exited.then((code) => reject(new Error(`server exited (${code}) before listening: ${stderr.join('\n')}`)));
   });
+}
+
+/** Kills (SIGKILL) every child server still running; for afterAll. */
+export async function killChildServers(): Promise<void> {
+  await Promise.all([...running].map((s) => s.stop('SIGKILL')));
 }
