@@ -13,7 +13,7 @@ afterAll(async () => {
 
 const CLIENTS = 4;
 const MUTATIONS_PER_CLIENT = 120;
-const ROUNDS = 3;
+const ROUNDS = 6;
 const IN_FLIGHT = 4;
 
 /** Odd ids increment "total", even ids put their own key: both kinds must survive exactly once. */
