@@ -7,7 +7,7 @@ export * from '../index';
 export { Reflect, type NodeReflectOptions } from './node-reflect';
 export { SqliteKvProvider, sqliteKvProvider, DEFAULT_BUSY_TIMEOUT_MS, type SqliteKvProviderOptions } from './sqlite-kv-provider';
 export { SqliteKvStore } from './sqlite-kv-store';
-export { StoreBusyError, StoreCorruptError, StoreNotWritableError, UnsupportedStoreNameError } from './sqlite-errors';
+export { StoreBusyError, StoreCorruptError, StoreFileError, StoreNotWritableError, UnsupportedStoreNameError } from './sqlite-errors';
 export { StoreClosedError, TransactionClosedError } from '../kv/errors';
 export type { KvProvider } from '../kv/provider';
 export type { KvRead, KvStore, KvWrite } from '../kv/types';

@@ -4,36 +4,40 @@
  */
 import { StoreClosedError } from '../kv/errors';
 
+/** A failure of one store file (or of the directory it would be in), naming it. */
+export abstract class StoreFileError extends Error {
+  abstract readonly kind: string;
+  readonly path: string;
+  constructor(path: string, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.path = path;
+  }
+}
+
 /** A store file that is not a database, or whose pages are damaged. */
-export class StoreCorruptError extends Error {
+export class StoreCorruptError extends StoreFileError {
   readonly kind = 'StoreCorrupt';
   override readonly name = 'StoreCorruptError';
-  readonly path: string;
   constructor(path: string, options?: { cause?: unknown }) {
-    super(`The store file ${path} is corrupt or not a roomsync store (move it away to start over)`, options);
-    this.path = path;
+    super(path, `The store file ${path} is corrupt or not a roomsync store (move it away to start over)`, options);
   }
 }
 
 /** The data directory (or a store file in it) cannot be created or written. */
-export class StoreNotWritableError extends Error {
+export class StoreNotWritableError extends StoreFileError {
   readonly kind = 'StoreNotWritable';
   override readonly name = 'StoreNotWritableError';
-  readonly path: string;
   constructor(path: string, options?: { cause?: unknown }) {
-    super(`Cannot write the store at ${path}: ${reasonOf(options?.cause)}`, options);
-    this.path = path;
+    super(path, `Cannot write the store at ${path}: ${reasonOf(options?.cause)}`, options);
   }
 }
 
 /** Another process kept the store's write lock for longer than the busy timeout. */
-export class StoreBusyError extends Error {
+export class StoreBusyError extends StoreFileError {
   readonly kind = 'StoreBusy';
   override readonly name = 'StoreBusyError';
-  readonly path: string;
   constructor(path: string, waitedMs: number) {
-    super(`The store ${path} stayed locked by another process for ${waitedMs} ms`);
-    this.path = path;
+    super(path, `The store ${path} stayed locked by another process for ${waitedMs} ms`);
   }
 }
 
@@ -51,7 +55,7 @@ const NOT_WRITABLE_CODES = new Set(['SQLITE_CANTOPEN', 'SQLITE_READONLY', 'SQLIT
 
 /** The typed error for a failure of SQLite or the file system at `path`; other failures as they are. */
 export function storeError(error: unknown, path: string): unknown {
-  if (error instanceof StoreClosedError || error instanceof StoreCorruptError || error instanceof StoreNotWritableError) return error;
+  if (error instanceof StoreClosedError || error instanceof StoreFileError) return error;
   const code = codeOf(error);
   if (code === undefined) return error;
   if (CORRUPT_CODES.has(code) || code.startsWith('SQLITE_CORRUPT_')) return new StoreCorruptError(path, { cause: error });

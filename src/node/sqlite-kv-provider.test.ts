@@ -1,36 +1,25 @@
 import Database from 'better-sqlite3';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { chmodSync, existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { KvStore } from '../kv/types';
 import { StoreCorruptError, StoreNotWritableError } from './sqlite-errors';
 import { SqliteKvProvider } from './sqlite-kv-provider';
 import { storeFileName } from './store-file-name';
 import { killAll, startNodeChild } from './test-support/node-child';
+import { useTempDataDir } from './test-support/temp-data-dir';
 
 const NOBODY_UID = 65534;
 
+const temp = useTempDataDir('roomsync-sqlite-provider-');
 let dataDir: string;
-let stores: KvStore[];
 
 beforeEach(() => {
-  dataDir = mkdtempSync(join(tmpdir(), 'roomsync-sqlite-provider-'));
-  stores = [];
+  dataDir = temp.dir;
 });
 
-afterEach(async () => {
-  for (const store of stores) await store.close();
-  await killAll();
-  chmodSync(dataDir, 0o700);
-  rmSync(dataDir, { recursive: true, force: true });
-});
+afterEach(() => killAll());
 
-async function open(provider: SqliteKvProvider, name: string): Promise<KvStore> {
-  const store = await provider.open(name);
-  stores.push(store);
-  return store;
-}
+const open = (provider: SqliteKvProvider, name: string) => temp.open(provider, name);
 
 describe('SqliteKvProvider', () => {
   it('creates its directory on the first open; list and drop of a missing directory create nothing', async () => {

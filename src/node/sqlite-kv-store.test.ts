@@ -1,32 +1,19 @@
 import Database from 'better-sqlite3';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { StoreClosedError } from '../kv/errors';
 import type { KvStore, ReadonlyJSONValue } from '../kv/types';
 import { StoreBusyError } from './sqlite-errors';
 import { BUSY_RETRY_FIRST_MS, BUSY_RETRY_MAX_MS } from './sqlite-file';
 import { SqliteKvProvider, type SqliteKvProviderOptions } from './sqlite-kv-provider';
 import { SqliteKvStore } from './sqlite-kv-store';
+import { useTempDataDir } from './test-support/temp-data-dir';
 
-let dataDir: string;
-let stores: KvStore[];
-
-beforeEach(() => {
-  dataDir = mkdtempSync(join(tmpdir(), 'roomsync-sqlite-store-'));
-  stores = [];
-});
-
-afterEach(async () => {
-  for (const store of stores) await store.close();
-  rmSync(dataDir, { recursive: true, force: true });
-});
+const temp = useTempDataDir('roomsync-sqlite-store-');
 
 async function open(name: string, options: Partial<SqliteKvProviderOptions> = {}): Promise<SqliteKvStore> {
-  const store = (await new SqliteKvProvider({ dataDir, ...options }).open(name)) as SqliteKvStore;
-  stores.push(store);
-  return store;
+  return (await temp.open(new SqliteKvProvider({ dataDir: temp.dir, ...options }), name)) as SqliteKvStore;
 }
 
 async function put(store: KvStore, key: string, value: ReadonlyJSONValue): Promise<void> {
@@ -56,7 +43,7 @@ describe('SqliteKvStore', () => {
   it('keeps its data in a WAL-mode file that outlives every instance, and closes the file with the last one', async () => {
     const store = await open('roomsync:a:b');
     await put(store, 'k', { v: [1, 2] });
-    expect(store.path).toBe(join(dataDir, 'roomsync%3Aa%3Ab.sqlite'));
+    expect(store.path).toBe(join(temp.dir, 'roomsync%3Aa%3Ab.sqlite'));
     const raw = new Database(store.path, { readonly: true });
     expect(raw.pragma('journal_mode', { simple: true })).toBe('wal');
     expect(raw.prepare('SELECT value FROM kv WHERE key = ?').pluck().get('k')).toBe('{"v":[1,2]}');
@@ -106,7 +93,7 @@ describe('SqliteKvStore', () => {
     const store = await open('dropped-mid-write');
     const w = await store.write();
     await w.put('k', 'v');
-    await new SqliteKvProvider({ dataDir }).drop('dropped-mid-write');
+    await new SqliteKvProvider({ dataDir: temp.dir }).drop('dropped-mid-write');
     await expect(w.put('k2', 'v')).rejects.toBeInstanceOf(StoreClosedError);
     await expect(w.commit()).rejects.toThrow('Store is closed: it was deleted');
     w.release();

@@ -78,14 +78,7 @@ export function startNodeChild(script: string, args: readonly string[], env: Nod
 }
 
 /** Whether a process with this PID still exists (a reaped child does not). */
-export function processExists(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
+export { isRunning as processExists } from '../../../server/test-support/child-server';
 
 /** SIGKILLs every child still running and waits until each is gone. */
 export async function killAll(): Promise<void> {
