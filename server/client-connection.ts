@@ -1,6 +1,6 @@
 import type { WebSocket } from 'ws';
 import { encodeDownstream, type ConnectParams, type Downstream, type ErrorKind } from '../src/protocol';
-import type { AuthData } from './auth';
+import type { AuthData } from './auth/auth';
 import type { Logger } from './logger';
 
 /** WebSocket close codes the server uses. */

@@ -1,4 +1,4 @@
-import type { AuthHandler } from './auth';
+import type { AuthHandler } from './auth/auth';
 import type { ClientConnection } from './client-connection';
 import type { Clock, Timers } from './clock';
 import type { EngineHost } from './engine/engine-types';

@@ -9,7 +9,7 @@ import type {
   WriteTransaction,
 } from '../src/db/transaction-types';
 import { isWellFormedText } from '../src/protocol/json-limits';
-import type { AuthData } from './auth';
+import type { AuthData } from './auth/auth';
 import type { BatchWriter } from './batch-writer';
 import { IndexScanNotSupportedError, InvalidKeyError, TransactionClosedError } from './errors';
 import { frozenJSONCopy } from './json-copy';

@@ -2,7 +2,8 @@ import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { RawData, WebSocket, WebSocketServer } from 'ws';
 import { decodeAuthSubprotocol, decodeUpstream, parseConnectRequest, ProtocolError, type Upstream } from '../src/protocol';
-import { ANONYMOUS_USER_ID, type AuthData } from './auth';
+import { ANONYMOUS_USER_ID, type AuthData } from './auth/auth';
+import { TokenRefusedError } from './auth/jwt-auth';
 import { CLOSE_INTERNAL_ERROR, CLOSE_POLICY, ClientConnection } from './client-connection';
 import { IdleWatch, RateLimiter } from './connection-guards';
 import type { ServerContext } from './context';
@@ -60,7 +61,9 @@ async function authenticate(ctx: ServerContext, req: IncomingMessage, roomID: st
     if (result === null || typeof result.userID !== 'string' || result.userID === '') return null;
     return { userID: result.userID, claims: result.claims ?? {} };
   } catch (error) {
-    ctx.logger.warn('auth handler threw; refusing', { roomID, error });
+    // A refused token is routine (debug); a handler that fails otherwise is worth a warning.
+    if (error instanceof TokenRefusedError) ctx.logger.debug('token refused', { roomID, reason: error.message });
+    else ctx.logger.warn('auth handler threw; refusing', { roomID, error });
     return null;
   }
 }

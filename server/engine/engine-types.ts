@@ -1,5 +1,5 @@
 import type { ErrorKind, PushBody } from '../../src/protocol';
-import type { AuthData } from '../auth';
+import type { AuthData } from '../auth/auth';
 import type { BatchCommit, StoredRoom } from '../storage/types';
 
 /** A connect request as the room checks it. */

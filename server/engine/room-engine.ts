@@ -1,6 +1,6 @@
 import type { MutatorDefs } from '../../src/db/transaction-types';
 import type { Mutation } from '../../src/protocol';
-import type { AuthData } from '../auth';
+import type { AuthData } from '../auth/auth';
 import { BatchWriter } from '../batch-writer';
 import { ClientError, RoomSizeLimitError, UnknownMutatorError } from '../errors';
 import { RoomData, type ClientRecord } from '../room-data';

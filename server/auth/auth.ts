@@ -1,4 +1,4 @@
-import type { ReadonlyJSONValue } from '../protocol/json';
+import type { ReadonlyJSONValue } from '../../protocol/json';
 
 /** Claims of a verified token (or what an auth webhook answered). */
 export type AuthClaims = Readonly<Record<string, ReadonlyJSONValue>>;
