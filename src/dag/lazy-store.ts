@@ -169,6 +169,11 @@ export class LazyDagStore implements DagStore {
     return out;
   }
 
+  /** Whether a chunk lives only in memory (not written to the persistent store yet). */
+  isMemoryOnly(hash: Hash): boolean {
+    return this.#mem.has(hash);
+  }
+
   /** After the chunks were written to the persistent store: they are ordinary cached chunks from now on. */
   markPersisted(chunks: readonly Chunk[]): void {
     for (const chunk of chunks) {

@@ -12,6 +12,7 @@ import { newHashFactory } from '../dag/hash';
 import { LazyDagStore } from '../dag/lazy-store';
 import { PersistScheduler, type SchedulerTimers } from '../dag/persist-scheduler';
 import { PersistentDagStore } from '../dag/store';
+import type { Hash } from '../dag/types';
 import { MAIN_HEAD } from '../db/commit';
 import { Database } from '../db/database';
 import type { IndexDefinitions } from '../db/index-definition';
@@ -56,6 +57,10 @@ export interface ClientStore {
   readonly joined: Joined;
   /** The shared store (records and chunks). */
   readonly perdag: PersistentDagStore;
+  /** This client's memory view over it. */
+  readonly memdag: LazyDagStore;
+  /** The head of the view (for diagnostics and tests). */
+  viewHead(): Hash;
   /** Another tab stored the group: refresh as soon as the spacing allows. */
   refreshSoon(): void;
   /** Persists and refreshes now. */
@@ -150,6 +155,8 @@ export async function openClientStore(o: ClientStoreOptions): Promise<ClientStor
     clientGroupID: joined.clientGroupID,
     joined,
     perdag,
+    memdag,
+    viewHead: () => db.headCommit.hash,
     refreshSoon: () => scheduler.scheduleSoon(),
     sync,
     acknowledged: () => durable!.acknowledged(),

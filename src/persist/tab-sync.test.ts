@@ -1,0 +1,129 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { PersistentDagStore } from '../dag/store';
+import { readGroup } from './records';
+import { Tabs, valueOf, type Tab } from './testing/tabs';
+
+let tabs: Tabs;
+afterEach(async () => {
+  await tabs.closeAll();
+});
+
+const pendingOf = (tab: Tab) => tab.client.store.pendingMutations().map((m) => `${m.clientID}:${m.id}`);
+
+async function groupRecord(t: Tabs, clientGroupID: string) {
+  return new PersistentDagStore(await t.dataKv()).withRead((r) => readGroup(r, clientGroupID));
+}
+
+describe('tabs of one client group', () => {
+  it('two tabs of one user and room join one group; what one stores, the other takes in at its next sync', async () => {
+    tabs = new Tabs({ frozen: true });
+    const a = await tabs.open();
+    const b = await tabs.open();
+    expect(b.client.clientGroupID).toBe(a.client.clientGroupID);
+    expect(b.client.joined.how).toBe('joined');
+
+    await a.client.store.mutate('put', { key: 'from-a', value: 1 });
+    expect(await a.client.sync()).toBe('synced');
+    const seen: unknown[] = [];
+    b.client.store.subscribe((tx) => tx.get('from-a'), { onData: (v) => seen.push(v) });
+    expect(await b.client.sync()).toBe('synced');
+    expect(await valueOf(b, 'from-a')).toBe(1);
+    expect(pendingOf(b)).toEqual([`${a.id}:1`]);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(seen).toEqual([undefined, 1]);
+  });
+
+  it('offline edits of both tabs end up in both, each once, each client in id order', async () => {
+    tabs = new Tabs({ frozen: true });
+    const a = await tabs.open();
+    const b = await tabs.open();
+    for (let i = 0; i < 3; i++) {
+      await a.client.store.mutate('increment', { key: 'n' });
+      await b.client.store.mutate('increment', { key: 'n', by: 10 });
+    }
+    await a.client.sync();
+    await b.client.sync();
+    await a.client.sync();
+    for (const tab of [a, b]) {
+      expect(await valueOf(tab, 'n')).toBe(33);
+      const pending = pendingOf(tab);
+      expect(pending.filter((p) => p.startsWith(a.id))).toEqual([`${a.id}:1`, `${a.id}:2`, `${a.id}:3`]);
+      expect(pending.filter((p) => p.startsWith(b.id))).toEqual([`${b.id}:1`, `${b.id}:2`, `${b.id}:3`]);
+    }
+    const group = await groupRecord(tabs, a.client.clientGroupID);
+    expect(group?.mutationIDs).toEqual({ [a.id]: 3, [b.id]: 3 });
+    expect(group?.lastServerAckdMutationIDs).toEqual({});
+  });
+
+  it('a server update in one tab reaches the other, and acknowledges its mutations there too', async () => {
+    tabs = new Tabs({ frozen: true });
+    const a = await tabs.open();
+    const b = await tabs.open();
+    await b.client.store.mutate('put', { key: 'mine', value: 'b' });
+    await b.client.sync();
+    await a.client.sync();
+    await a.client.store.applyServerUpdate({
+      baseCookie: null,
+      cookie: 1,
+      lastMutationIDChanges: { [b.id]: 1 },
+      patch: [
+        { op: 'put', key: 'mine', value: 'b' },
+        { op: 'put', key: 'server', value: true },
+      ],
+    });
+    await a.client.sync();
+    await b.client.sync();
+    expect(b.client.store.cookie).toBe(1);
+    expect(pendingOf(b)).toEqual([]);
+    expect(await valueOf(b, 'server')).toBe(true);
+    const group = await groupRecord(tabs, a.client.clientGroupID);
+    expect(group?.lastServerAckdMutationIDs).toEqual({ [b.id]: 1 });
+  });
+
+  it('a tab that follows its own socket keeps its snapshot and rebases the other tab\'s mutations onto it; the group keeps the newer one', async () => {
+    tabs = new Tabs({ frozen: true });
+    const a = await tabs.open();
+    const b = await tabs.open();
+    tabs.setConnected(b, true);
+    await a.client.store.applyServerUpdate({ baseCookie: null, cookie: 5, lastMutationIDChanges: {}, patch: [{ op: 'put', key: 's', value: 5 }] });
+    await a.client.store.mutate('increment', { key: 'n' });
+    await a.client.sync();
+    await b.client.store.mutate('increment', { key: 'n', by: 10 });
+    await b.client.sync();
+    // b stays at its cookie (its socket's next poke starts from it) but has a's mutation.
+    expect(b.client.store.cookie).toBe(null);
+    expect(await valueOf(b, 'n')).toBe(11);
+    expect(await valueOf(b, 's')).toBeUndefined();
+    // The group head went forward, not back: a sees b's mutation on top of cookie 5.
+    await a.client.sync();
+    expect(a.client.store.cookie).toBe(5);
+    expect(await valueOf(a, 'n')).toBe(11);
+    expect(await valueOf(a, 's')).toBe(5);
+  });
+
+  it('tabs at the same server state stop storing once one of them stored it', async () => {
+    tabs = new Tabs({ frozen: true });
+    const a = await tabs.open();
+    const b = await tabs.open();
+    const update = { baseCookie: null, cookie: 1, lastMutationIDChanges: {}, patch: [{ op: 'put' as const, key: 'x', value: 1 }] };
+    await a.client.store.applyServerUpdate(update);
+    await b.client.store.applyServerUpdate(update);
+    await a.client.sync();
+    const stored = (await groupRecord(tabs, a.client.clientGroupID))?.headHash;
+    await b.client.sync();
+    await a.client.sync();
+    await b.client.sync();
+    expect((await groupRecord(tabs, a.client.clientGroupID))?.headHash).toBe(stored);
+  });
+
+  it('a tab whose client record is gone learns it at its next sync', async () => {
+    tabs = new Tabs({ frozen: true });
+    const a = await tabs.open();
+    const w = await new PersistentDagStore(await tabs.dataKv()).write();
+    const { deleteClient } = await import('./records');
+    await deleteClient(w, a.id);
+    await w.commit();
+    expect(await a.client.sync()).toBe('client-state-not-found');
+    expect(a.lost).toEqual([a.id]);
+  });
+});
