@@ -3,21 +3,39 @@ import { parseCliArgs } from './cli-args';
 
 describe('parseCliArgs', () => {
   it('has defaults', () => {
-    expect(parseCliArgs([])).toMatchObject({ port: 8080, host: '127.0.0.1', dataDir: './data', requireRooms: false, logLevel: 'info', synchronous: 'FULL' });
+    expect(parseCliArgs([])).toMatchObject({
+      port: 8080,
+      host: '127.0.0.1',
+      dataDir: './data',
+      requireRooms: false,
+      logLevel: 'info',
+      synchronous: 'FULL',
+      production: false,
+      auth: { kind: 'dev' },
+      allowAnonymous: false,
+      allowedOrigins: [],
+      limits: {},
+    });
   });
 
   it('reads every option, with or without =', () => {
     expect(
       parseCliArgs([
-        '--port', '0', '--host=0.0.0.0', '--data-dir', '/tmp/d', '--admin-key', 'k', '--require-rooms',
+        '--port', '0', '--host=0.0.0.0', '--data-dir', '/tmp/d', '--admin-key-file', 'k.txt', '--require-rooms',
         '--log-level', 'debug', '--static-dir', 'dist', '--max-frame-bytes=2048', '--max-mutations-per-push', '5',
-        '--synchronous', 'normal',
+        '--synchronous', 'normal', '--production', '--auth', 'jwt', '--jwt-secret-file', 's.txt', '--jwt-user-claim', 'uid',
+        '--jwt-audience', 'app', '--jwt-room-claim', 'rooms', '--allow-anonymous', '--allowed-origins', 'https://a.example, https://b.example',
+        '--mutators', 'm.js#appMutators', '--room-workers', '3', '--max-room-bytes', '1000', '--max-rooms', '7', '--idle-timeout-ms', '9000',
       ]),
-    ).toEqual({
-      port: 0, host: '0.0.0.0', dataDir: '/tmp/d', adminKey: 'k', requireRooms: true, logLevel: 'debug',
-      staticDir: 'dist', maxFrameBytes: 2048, maxMutationsPerPush: 5, synchronous: 'NORMAL', help: false,
+    ).toMatchObject({
+      port: 0, host: '0.0.0.0', dataDir: '/tmp/d', adminKeyFile: 'k.txt', requireRooms: true, logLevel: 'debug',
+      staticDir: 'dist', maxFrameBytes: 2048, maxMutationsPerPush: 5, synchronous: 'NORMAL', production: true,
+      auth: { kind: 'jwt' }, jwt: { secretFile: 's.txt', userClaim: 'uid', audience: 'app', roomClaim: 'rooms' },
+      allowAnonymous: true, allowedOrigins: ['https://a.example', 'https://b.example'], mutators: 'm.js#appMutators', roomWorkers: 3,
+      limits: { maxRoomBytes: 1000, maxRooms: 7, idleTimeoutMs: 9000 },
     });
     expect(parseCliArgs(['--memory']).dataDir).toBeUndefined();
+    expect(parseCliArgs(['--auth', 'webhook', 'https://app.example/auth']).auth).toEqual({ kind: 'webhook', url: 'https://app.example/auth' });
   });
 
   it('refuses unknown options and bad values', () => {
@@ -25,5 +43,7 @@ describe('parseCliArgs', () => {
     expect(() => parseCliArgs(['--port', '70000'])).toThrow(/--port must be an integer/);
     expect(() => parseCliArgs(['--port'])).toThrow('--port needs a value');
     expect(() => parseCliArgs(['--log-level', 'loud'])).toThrow(/--log-level/);
+    expect(() => parseCliArgs(['--auth', 'magic'])).toThrow(/--auth must be/);
+    expect(() => parseCliArgs(['--auth', 'webhook'])).toThrow(/needs the URL/);
   });
 });

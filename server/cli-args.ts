@@ -1,17 +1,48 @@
 import { isLogLevel, type LogLevel } from './logger';
 
+export type CliAuth = { readonly kind: 'dev' } | { readonly kind: 'jwt' } | { readonly kind: 'webhook'; readonly url: string };
+
 export interface CliOptions {
   readonly port: number;
   readonly host: string;
   /** undefined: keep everything in memory (--memory). */
   readonly dataDir: string | undefined;
+  /** Given on the command line (visible in `ps`: prefer ROOMSYNC_ADMIN_KEY or --admin-key-file). */
   readonly adminKey: string | undefined;
+  readonly adminKeyFile: string | undefined;
   readonly requireRooms: boolean;
   readonly logLevel: LogLevel;
   readonly staticDir: string | undefined;
   readonly maxFrameBytes: number | undefined;
   readonly maxMutationsPerPush: number | undefined;
   readonly synchronous: 'FULL' | 'NORMAL';
+  /** Production defaults: no dev auth, no loopback origins, no generated admin key. Also NODE_ENV=production. */
+  readonly production: boolean;
+  readonly auth: CliAuth;
+  readonly jwt: {
+    readonly secretFile: string | undefined;
+    readonly publicKeyFile: string | undefined;
+    readonly jwksURL: string | undefined;
+    readonly userClaim: string | undefined;
+    readonly issuer: string | undefined;
+    readonly audience: string | undefined;
+    readonly roomClaim: string | undefined;
+  };
+  readonly allowAnonymous: boolean;
+  readonly allowedOrigins: readonly string[];
+  /** FILE or FILE#export of the app's mutators; undefined: the demo's. */
+  readonly mutators: string | undefined;
+  readonly roomWorkers: number | undefined;
+  readonly limits: {
+    readonly maxRoomBytes?: number;
+    readonly maxRooms?: number;
+    readonly roomsPerUser?: number;
+    readonly roomsPerAddress?: number;
+    readonly idleTimeoutMs?: number;
+    readonly mutationsPerSecond?: number;
+    readonly bytesPerSecond?: number;
+    readonly mutatorTimeoutMs?: number;
+  };
   readonly help: boolean;
 }
 
@@ -25,8 +56,30 @@ export const USAGE = `Usage: npm run server -- [options]
   --host H                  address to bind (default 127.0.0.1)
   --data-dir DIR            where the SQLite database lives (default ./data)
   --memory                  keep rooms in memory only (nothing survives a restart)
-  --admin-key KEY           key of the admin API (default: a random key, printed)
+  --production              production defaults (also NODE_ENV=production): a real --auth is required,
+                            only the page's own origin (and --allowed-origins), no generated admin key
+  --auth dev|jwt|webhook URL  how tokens are checked (default dev: any token is the user id; development only)
+  --jwt-secret-file FILE    HS256 secret (or env ROOMSYNC_JWT_SECRET)
+  --jwt-public-key-file FILE  PEM public key for RS256/ES256/EdDSA (or env ROOMSYNC_JWT_PUBLIC_KEY)
+  --jwt-jwks-url URL        a JWKS endpoint (keys cached)
+  --jwt-user-claim NAME     claim holding the user id (default sub)
+  --jwt-issuer ISS          required iss
+  --jwt-audience AUD        required aud
+  --jwt-room-claim NAME     claim that must name the room (a room id, a list of them, or "*")
+  --allow-anonymous         connect clients without a token as the user "anonymous"
+  --allowed-origins A,B     browser origins allowed besides the page's own (or *)
+  --admin-key-file FILE     key of the admin API (or env ROOMSYNC_ADMIN_KEY; --admin-key KEY shows in ps)
   --require-rooms           refuse connects to rooms not created through the admin API
+  --mutators FILE[#name]    the app's mutators module and export (default: the demo's)
+  --room-workers N          worker threads running rooms (default max(2, cores)); 0 runs them in the main thread
+  --mutator-timeout-ms N    a mutator running longer is stopped and skipped (default 5000)
+  --max-room-bytes N        room size limit, keys + JSON (default 64 MiB)
+  --max-rooms N             rooms in total that connects may create (default 10000)
+  --rooms-per-user N        rooms a user may create per hour (default 100)
+  --rooms-per-address N     rooms an address may create per hour (default 100)
+  --mutations-per-second N  per connection, then back-pressure (default 10000)
+  --bytes-per-second N      per connection, then back-pressure (default 8 MiB)
+  --idle-timeout-ms N       close connections silent this long (default 30000)
   --log-level LEVEL         debug | info | warn | error | silent (default info)
   --static-dir DIR          serve files from DIR (index.html for client routes)
   --max-frame-bytes N       largest accepted frame (default 1 MiB)
@@ -35,19 +88,54 @@ export const USAGE = `Usage: npm run server -- [options]
   --help`;
 
 const DEFAULT_PORT = 8080;
+const MAX_INT = Number.MAX_SAFE_INTEGER;
+
+/** Integer options that land in `limits`, with their smallest value. */
+const LIMIT_FLAGS: Readonly<Record<string, [keyof CliOptions['limits'], number]>> = {
+  '--max-room-bytes': ['maxRoomBytes', 1],
+  '--max-rooms': ['maxRooms', 0],
+  '--rooms-per-user': ['roomsPerUser', 0],
+  '--rooms-per-address': ['roomsPerAddress', 0],
+  '--idle-timeout-ms': ['idleTimeoutMs', 1],
+  '--mutations-per-second': ['mutationsPerSecond', 1],
+  '--bytes-per-second': ['bytesPerSecond', 1],
+  '--mutator-timeout-ms': ['mutatorTimeoutMs', 1],
+};
+
+/** String options that land in `jwt`. */
+const JWT_FLAGS: Readonly<Record<string, keyof CliOptions['jwt']>> = {
+  '--jwt-secret-file': 'secretFile',
+  '--jwt-public-key-file': 'publicKeyFile',
+  '--jwt-jwks-url': 'jwksURL',
+  '--jwt-user-claim': 'userClaim',
+  '--jwt-issuer': 'issuer',
+  '--jwt-audience': 'audience',
+  '--jwt-room-claim': 'roomClaim',
+};
+
+type Mutable<T> = { -readonly [K in keyof T]: T[K] extends object ? Mutable<T[K]> : T[K] };
 
 export function parseCliArgs(argv: readonly string[]): CliOptions {
-  const opts = {
+  const opts: Mutable<CliOptions> = {
     port: DEFAULT_PORT,
     host: '127.0.0.1',
-    dataDir: './data' as string | undefined,
-    adminKey: undefined as string | undefined,
+    dataDir: './data',
+    adminKey: undefined,
+    adminKeyFile: undefined,
     requireRooms: false,
-    logLevel: 'info' as LogLevel,
-    staticDir: undefined as string | undefined,
-    maxFrameBytes: undefined as number | undefined,
-    maxMutationsPerPush: undefined as number | undefined,
-    synchronous: 'FULL' as 'FULL' | 'NORMAL',
+    logLevel: 'info',
+    staticDir: undefined,
+    maxFrameBytes: undefined,
+    maxMutationsPerPush: undefined,
+    synchronous: 'FULL',
+    production: false,
+    auth: { kind: 'dev' },
+    jwt: { secretFile: undefined, publicKeyFile: undefined, jwksURL: undefined, userClaim: undefined, issuer: undefined, audience: undefined, roomClaim: undefined },
+    allowAnonymous: false,
+    allowedOrigins: [],
+    mutators: undefined,
+    roomWorkers: undefined,
+    limits: {},
     help: false,
   };
   for (let i = 0; i < argv.length; i++) {
@@ -60,6 +148,16 @@ export function parseCliArgs(argv: readonly string[]): CliOptions {
       if (v === undefined) throw new CliUsageError(`${name} needs a value`);
       return v;
     };
+    const limit = LIMIT_FLAGS[name];
+    if (limit !== undefined) {
+      opts.limits[limit[0]] = integer(name, value(), limit[1], MAX_INT);
+      continue;
+    }
+    const jwt = JWT_FLAGS[name];
+    if (jwt !== undefined) {
+      opts.jwt[jwt] = value();
+      continue;
+    }
     switch (name) {
       case '--port':
         opts.port = integer(name, value(), 0, 65535);
@@ -76,8 +174,39 @@ export function parseCliArgs(argv: readonly string[]): CliOptions {
       case '--admin-key':
         opts.adminKey = value();
         break;
+      case '--admin-key-file':
+        opts.adminKeyFile = value();
+        break;
       case '--require-rooms':
         opts.requireRooms = true;
+        break;
+      case '--production':
+        opts.production = true;
+        break;
+      case '--auth': {
+        const kind = value();
+        if (kind === 'dev' || kind === 'jwt') opts.auth = { kind };
+        else if (kind === 'webhook') {
+          const url = argv[++i];
+          if (url === undefined || !/^https?:\/\//.test(url)) throw new CliUsageError('--auth webhook needs the URL of the endpoint (http:// or https://)');
+          opts.auth = { kind, url };
+        } else throw new CliUsageError(`--auth must be dev, jwt or webhook URL, not ${kind}`);
+        break;
+      }
+      case '--allow-anonymous':
+        opts.allowAnonymous = true;
+        break;
+      case '--allowed-origins':
+        opts.allowedOrigins = value()
+          .split(',')
+          .map((o) => o.trim())
+          .filter((o) => o !== '');
+        break;
+      case '--mutators':
+        opts.mutators = value();
+        break;
+      case '--room-workers':
+        opts.roomWorkers = integer(name, value(), 0, 256);
         break;
       case '--log-level': {
         const v = value();
@@ -89,10 +218,10 @@ export function parseCliArgs(argv: readonly string[]): CliOptions {
         opts.staticDir = value();
         break;
       case '--max-frame-bytes':
-        opts.maxFrameBytes = integer(name, value(), 1, Number.MAX_SAFE_INTEGER);
+        opts.maxFrameBytes = integer(name, value(), 1, MAX_INT);
         break;
       case '--max-mutations-per-push':
-        opts.maxMutationsPerPush = integer(name, value(), 1, Number.MAX_SAFE_INTEGER);
+        opts.maxMutationsPerPush = integer(name, value(), 1, MAX_INT);
         break;
       case '--synchronous': {
         const v = value().toUpperCase();

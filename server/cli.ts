@@ -3,33 +3,51 @@
  * JSON logs on stderr and graceful shutdown on SIGTERM/SIGINT.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { demoMutators } from '../demo/shared/mutators';
 import { CliUsageError, parseCliArgs, USAGE } from './cli-args';
+import { cliServerConfig } from './cli-config';
+import type { MutatorDefs } from '../src/db/transaction-types';
 import { createServer } from './index';
 import { createJSONLogger } from './logger';
 import { MemoryStorage } from './storage/memory-storage';
 import { SqliteStorage } from './storage/sqlite-storage';
 
 const DATABASE_FILE = 'roomsync.sqlite';
+const ADMIN_KEY_FILE = 'admin.key';
 const ADMIN_KEY_BYTES = 24;
+
+function usageExit(error: unknown): never {
+  if (!(error instanceof CliUsageError)) throw error;
+  process.stderr.write(`${error.message}\n${USAGE}\n`);
+  process.exit(2);
+}
+
+/** A key kept in the data directory (readable by its owner only), made on first start. */
+function storedAdminKey(dataDir: string): { key: string; path: string } {
+  const path = resolve(join(dataDir, ADMIN_KEY_FILE));
+  if (existsSync(path)) return { key: readFileSync(path, 'utf8').trim(), path };
+  const key = randomBytes(ADMIN_KEY_BYTES).toString('base64url');
+  writeFileSync(path, `${key}\n`, { mode: 0o600 });
+  return { key, path };
+}
 
 async function main(): Promise<void> {
   let opts;
+  let config;
   try {
     opts = parseCliArgs(process.argv.slice(2));
+    if (opts.help) {
+      process.stdout.write(`${USAGE}\n`);
+      return;
+    }
+    config = cliServerConfig(opts, process.env, process.cwd());
   } catch (error) {
-    if (!(error instanceof CliUsageError)) throw error;
-    process.stderr.write(`${error.message}\n${USAGE}\n`);
-    process.exit(2);
-  }
-  if (opts.help) {
-    process.stdout.write(`${USAGE}\n`);
-    return;
+    usageExit(error);
   }
   const logger = createJSONLogger({ level: opts.logLevel, write: (line) => process.stderr.write(line), now: Date.now });
   process.on('unhandledRejection', (error) => logger.error('unhandled rejection', { error }));
+  for (const warning of config.warnings) logger.warn(warning);
 
   let storage;
   if (opts.dataDir === undefined) {
@@ -40,23 +58,37 @@ async function main(): Promise<void> {
     storage = new SqliteStorage({ path, synchronous: opts.synchronous });
     logger.info('storage opened', { path, synchronous: opts.synchronous });
   }
-  const generatedKey = opts.adminKey === undefined;
-  const adminKey = opts.adminKey ?? randomBytes(ADMIN_KEY_BYTES).toString('base64url');
-  const server = createServer({
-    // The demo's mutators; the conformance mutators are always registered too.
-    mutators: demoMutators,
-    storage,
-    adminKey,
-    logger,
-    requireRooms: opts.requireRooms,
-    ...(opts.staticDir === undefined ? {} : { staticDir: opts.staticDir }),
-    ...(opts.maxFrameBytes === undefined ? {} : { maxFrameBytes: opts.maxFrameBytes }),
-    ...(opts.maxMutationsPerPush === undefined ? {} : { maxMutationsPerPush: opts.maxMutationsPerPush }),
-  });
+  const production = opts.production || process.env.NODE_ENV === 'production';
+  let adminKey = config.adminKey?.key;
+  let adminKeyNote: string | undefined;
+  if (adminKey === undefined && !production) {
+    if (opts.dataDir !== undefined) {
+      const stored = storedAdminKey(opts.dataDir);
+      adminKey = stored.key;
+      adminKeyNote = `admin key in ${stored.path}`;
+    } else {
+      adminKey = randomBytes(ADMIN_KEY_BYTES).toString('base64url');
+      adminKeyNote = `admin key: ${adminKey}`;
+    }
+  }
+  const inMainThread = opts.roomWorkers === 0;
+  const mutators = inMainThread
+    ? { mutators: (await import(config.mutatorsModule.url))[config.mutatorsModule.exportName ?? 'mutators'] as MutatorDefs }
+    : { mutatorsModule: config.mutatorsModule };
+  const server = createServer({ ...config.options, ...mutators, storage, logger, ...(adminKey === undefined ? {} : { adminKey }) });
   const { url, adminURL } = await server.listen(opts.port, opts.host);
   process.stdout.write(`roomsync server listening on ${url} admin ${adminURL}\n`);
-  if (generatedKey) process.stdout.write(`admin key: ${adminKey}\n`);
-  logger.info('listening', { url, adminURL, requireRooms: opts.requireRooms });
+  if (adminKeyNote !== undefined) process.stdout.write(`${adminKeyNote}\n`);
+  logger.info('listening', {
+    url,
+    adminURL,
+    requireRooms: opts.requireRooms,
+    auth: opts.auth.kind,
+    production,
+    mutators: config.mutatorsModule.url,
+    roomsIn: inMainThread ? 'main thread' : 'worker threads',
+    adminAPI: adminKey !== undefined,
+  });
 
   let stopping = false;
   const stop = (signal: string) => {

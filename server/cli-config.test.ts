@@ -1,0 +1,45 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { parseCliArgs } from './cli-args';
+import { cliServerConfig, mutatorsModuleOf } from './cli-config';
+
+const dir = mkdtempSync(join(tmpdir(), 'roomsync-cli-config-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+const config = (argv: string[], env: NodeJS.ProcessEnv = {}) => cliServerConfig(parseCliArgs(argv), env, '/app');
+
+describe('cliServerConfig', () => {
+  it('development: dev auth with a warning, loopback origins, demo mutators in workers', () => {
+    const c = config([]);
+    expect(c.warnings[0]).toMatch(/dev auth/);
+    expect(c.options.allowLoopbackOrigins).toBe(true);
+    expect(c.options.allowAnonymous).toBe(false);
+    expect(c.mutatorsModule).toMatchObject({ exportName: 'demoMutators' });
+    expect(c.adminKey).toBeUndefined();
+  });
+
+  it('production refuses dev auth and loopback origins', () => {
+    expect(() => config(['--production'])).toThrow(/in production choose --auth jwt/);
+    expect(() => config([], { NODE_ENV: 'production' })).toThrow(/in production/);
+    const c = config(['--production', '--auth', 'jwt'], { ROOMSYNC_JWT_SECRET: 'shh-a-secret-long-enough-for-hs256' });
+    expect(c.options.allowLoopbackOrigins).toBe(false);
+    expect(c.warnings).toEqual([]);
+  });
+
+  it('takes secrets from env vars or files, and warns when the admin key is on the command line', () => {
+    writeFileSync(join(dir, 'admin.key'), 'from-file\n');
+    expect(config(['--admin-key-file', join(dir, 'admin.key')]).adminKey).toEqual({ key: 'from-file', from: 'file' });
+    expect(config([], { ROOMSYNC_ADMIN_KEY: 'from-env' }).adminKey).toEqual({ key: 'from-env', from: 'env' });
+    const argv = config(['--admin-key', 'visible']);
+    expect(argv.adminKey).toEqual({ key: 'visible', from: 'argv' });
+    expect(argv.warnings.some((w) => w.includes('visible to every user'))).toBe(true);
+    expect(() => config(['--auth', 'jwt'])).toThrow(/needs exactly one of/);
+    expect(() => config(['--auth', 'jwt', '--jwt-secret-file', join(dir, 'missing')])).toThrow(/Cannot read the JWT secret/);
+  });
+
+  it('resolves --mutators FILE[#export] against the working directory', () => {
+    expect(mutatorsModuleOf('lib/m.js#appMutators', '/app')).toEqual({ url: 'file:///app/lib/m.js', exportName: 'appMutators' });
+    expect(mutatorsModuleOf('/abs/m.js', '/app')).toEqual({ url: 'file:///abs/m.js', exportName: 'mutators' });
+  });
+});
