@@ -34,16 +34,29 @@ async function closedOrigin(): Promise<string> {
   return `ws://127.0.0.1:${port}`;
 }
 
-/** Runs the child to its SIGKILL; returns the data directory and the killed client's id. */
-async function mutateOfflineAndDie(count: number, when: 'at once' | 'turn'): Promise<{ dataDir: string; killedClientID: string }> {
+function tempDataDir(): string {
   const dataDir = mkdtempSync(join(tmpdir(), 'roomsync-sigkill-'));
   cleanup.push(() => rmSync(dataDir, { recursive: true, force: true }));
-  const child = startNodeChild(SCRIPT, [dataDir, await closedOrigin(), String(count), ...(when === 'turn' ? ['turn'] : [])]);
-  expect(await child.exited, child.stderr.join('\n')).toBe('SIGKILL');
-  expect(processExists(child.pid)).toBe(false);
-  const killedClientID = /^client (\S+) group \S+$/.exec(child.lines[0] ?? '')?.[1];
-  if (killedClientID === undefined) throw new Error(`The child did not say its client id: ${child.lines.join('\n')}`);
-  return { dataDir, killedClientID };
+  return dataDir;
+}
+
+/**
+ * Starts `processes` children on one dataDir, lets them mutate at the same
+ * time, and resolves with their client ids once each died of SIGKILL and its
+ * PID is gone.
+ */
+async function mutateOfflineAndDie(dataDir: string, count: number, when: 'at once' | 'turn', processes = 1): Promise<string[]> {
+  const args = [dataDir, await closedOrigin(), String(count), ...(when === 'turn' ? ['turn'] : [])];
+  const children = Array.from({ length: processes }, () => startNodeChild(SCRIPT, args));
+  const clientIDs = await Promise.all(
+    children.map(async (child) => /^client (\S+) group \S+$/.exec(await child.waitForLine((line) => line.startsWith('client ')))![1]!),
+  );
+  for (const child of children) child.send('go');
+  for (const child of children) {
+    expect(await child.exited, child.stderr.join('\n')).toBe('SIGKILL');
+    expect(processExists(child.pid)).toBe(false);
+  }
+  return clientIDs;
 }
 
 /** Opens the dataDir again with the reference server up; resolves once nothing is pending. */
@@ -73,16 +86,26 @@ async function syncAgain(dataDir: string) {
 
 describe('roomsync/node with a dataDir: a process SIGKILLed after offline mutations', () => {
   it.each([1, 40])('killed the moment the last mutate() resolves: the next process pushes all %i, each applied once', async (count) => {
-    const { dataDir, killedClientID } = await mutateOfflineAndDie(count, 'at once');
+    const dataDir = tempDataDir();
+    const [killedClientID] = await mutateOfflineAndDie(dataDir, count, 'at once');
     const after = await syncAgain(dataDir);
     expect({ server: after.server, items: after.items, local: after.local }).toEqual({ server: count, items: count, local: count });
-    expect(after.lastMutationIDOf(killedClientID)).toBe(count);
+    expect(after.lastMutationIDOf(killedClientID!)).toBe(count);
   }, 60_000);
 
   it('killed one event-loop turn after the last mutate(): the next process pushes all 40, each applied once', async () => {
-    const { dataDir, killedClientID } = await mutateOfflineAndDie(40, 'turn');
+    const dataDir = tempDataDir();
+    const [killedClientID] = await mutateOfflineAndDie(dataDir, 40, 'turn');
     const after = await syncAgain(dataDir);
     expect({ server: after.server, items: after.items, local: after.local }).toEqual({ server: 40, items: 40, local: 40 });
-    expect(after.lastMutationIDOf(killedClientID)).toBe(40);
+    expect(after.lastMutationIDOf(killedClientID!)).toBe(40);
+  }, 60_000);
+
+  it('two processes of one user and room on one dataDir, mutating at once, both killed: the next pushes all 80, each applied once', async () => {
+    const dataDir = tempDataDir();
+    const killed = await mutateOfflineAndDie(dataDir, 40, 'at once', 2);
+    const after = await syncAgain(dataDir);
+    expect({ server: after.server, items: after.items, local: after.local }).toEqual({ server: 80, items: 40, local: 80 });
+    expect(killed.map((clientID) => after.lastMutationIDOf(clientID))).toEqual([40, 40]);
   }, 60_000);
 });

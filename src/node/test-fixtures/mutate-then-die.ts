@@ -1,13 +1,15 @@
 /**
  * A child process of the durability proof: opens the Node Reflect on
- * DATA_DIR, offline (SOCKET_ORIGIN is a closed port), makes COUNT mutations
- * one after another, prints its client id, and SIGKILLs itself the moment the
+ * DATA_DIR, offline (SOCKET_ORIGIN is a closed port), prints its client id,
+ * waits for `go` on stdin (so that several children mutate at the same time),
+ * makes COUNT mutations one after another, and SIGKILLs itself the moment the
  * last `await r.mutate.add(...)` resolves: no close, no persist, no exit hook.
  * With `turn`, it lets the event loop turn once more before dying (what
  * background work finishes in that turn survives).
  *
  * Usage: node --import tsx mutate-then-die.ts DATA_DIR SOCKET_ORIGIN COUNT [turn]
  */
+import { createInterface } from 'node:readline';
 import { Reflect } from '../index';
 import { PROOF_ROOM_ID, PROOF_USER_ID, counterMutators } from './counter-mutators';
 
@@ -24,6 +26,7 @@ const r = new Reflect({
   logSinks: [],
 });
 process.stdout.write(`client ${r.clientID} group ${await r.clientGroupID}\n`);
+await new Promise<void>((go) => createInterface({ input: process.stdin }).once('line', () => go()));
 const total = Number(count);
 for (let i = 0; i < total - 1; i++) await r.mutate.add(i);
 await r.mutate.add(total - 1);
