@@ -18,6 +18,19 @@ export class TransactionClosedError extends Error {
   }
 }
 
+/**
+ * A write transaction could not be applied atomically (IndexedDB ended it
+ * while it was still reading, so another tab could have written in between).
+ * Nothing was written; the caller may run it again.
+ */
+export class StoreConflictError extends Error {
+  readonly kind = 'StoreConflict';
+  override readonly name = 'StoreConflictError';
+  constructor(message = 'The store transaction ended before it was committed; nothing was written') {
+    super(message);
+  }
+}
+
 /** SPEC §5: the store name is required. */
 export class InvalidStoreNameError extends Error {
   readonly kind = 'InvalidStoreName';

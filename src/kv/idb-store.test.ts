@@ -2,7 +2,7 @@
 import 'fake-indexeddb/auto';
 import { IDBFactory, forceCloseDatabase } from 'fake-indexeddb';
 import { describe, expect, it, vi } from 'vitest';
-import { StoreClosedError } from './errors';
+import { StoreClosedError, StoreConflictError } from './errors';
 import { IDBStore, openStore } from './idb-store';
 import { MemoryStore } from './memory-store';
 import type { KvLogger } from './types';
@@ -48,7 +48,7 @@ describe('IDBStore on fake-indexeddb', () => {
     await again.close();
   });
 
-  it('keeps working after its transaction auto-committed (reads across a timer)', async () => {
+  it('a read keeps working after its transaction auto-committed (reads across a timer)', async () => {
     const factory = new IDBFactory();
     const store = await openStore('db2', { idbFactory: factory, logger: silent });
     const w = await store.write();
@@ -60,16 +60,41 @@ describe('IDBStore on fake-indexeddb', () => {
     await new Promise((resolve) => setImmediate(resolve));
     expect(await r.get('x')).toBe(1);
     r.release();
-    const w2 = await store.write();
-    expect(await w2.get('x')).toBe(1);
+    // A write that only writes may span a timer too.
+    const blind = await store.write();
     await new Promise((resolve) => setImmediate(resolve));
-    await new Promise((resolve) => setImmediate(resolve));
-    await w2.put('y', 2);
-    await w2.commit();
+    await blind.put('y', 2);
+    await blind.commit();
     const r2 = await store.read();
     expect(await r2.get('y')).toBe(2);
     r2.release();
     await store.close();
+  });
+
+  it('a write whose transaction ended after it read is refused whole: another tab may have written in between', async () => {
+    const factory = new IDBFactory();
+    const store = await openStore('db2b', { idbFactory: factory, logger: silent });
+    const other = await openStore('db2b', { idbFactory: factory, logger: silent });
+    const init = await store.write();
+    await init.put('n', 1);
+    await init.commit();
+
+    const w = await store.write();
+    const n = (await w.get('n')) as number;
+    await new Promise((resolve) => setImmediate(resolve));
+    await new Promise((resolve) => setImmediate(resolve));
+    // Another tab increments meanwhile.
+    const o = await other.write();
+    await o.put('n', ((await o.get('n')) as number) + 1);
+    await o.commit();
+    await w.put('n', n + 1);
+    await w.put('extra', true);
+    await expect(w.commit()).rejects.toBeInstanceOf(StoreConflictError);
+    const r = await store.read();
+    expect(await r.get('n')).toBe(2);
+    expect(await r.get('extra')).toBeUndefined();
+    r.release();
+    await Promise.all([store.close(), other.close()]);
   });
 
   it('serialises writes of one store', async () => {

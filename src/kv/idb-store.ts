@@ -13,7 +13,7 @@
  */
 import { unwrap, wrap } from 'idb';
 import type { ReadonlyJSONValue } from '../../protocol/json';
-import { StoreClosedError, TransactionClosedError, assertStoreName } from './errors';
+import { StoreClosedError, StoreConflictError, TransactionClosedError, assertStoreName } from './errors';
 import { MemoryStore } from './memory-store';
 import { RWLock, type Unlock } from './rw-lock';
 import type { KvLogger, KvRead, KvStore, KvWrite } from './types';
@@ -139,6 +139,10 @@ class IDBRead implements KvRead {
   readonly #mode: TxMode;
   #tx: IDBTransaction | undefined;
   #released = false;
+  /** A request was made in the current (or an earlier) IndexedDB transaction of this one. */
+  #used = false;
+  /** IndexedDB ended a transaction this one had already read through, and a new one took over. */
+  protected renewedAfterUse = false;
 
   constructor(store: IDBStore, mode: TxMode, tx: IDBTransaction | undefined) {
     this.store = store;
@@ -175,6 +179,7 @@ class IDBRead implements KvRead {
         if (!isStaleTransaction(e)) throw this.store.mapError(e);
       }
     }
+    if (this.#tx !== undefined && this.#used) this.renewedAfterUse = true;
     tx = this.store.transaction(this.#mode);
     this.#tx = tx;
     try {
@@ -186,6 +191,7 @@ class IDBRead implements KvRead {
 
   protected async request<T>(make: (os: IDBObjectStore) => IDBRequest<T>): Promise<T> {
     const request = this.withObjectStore((os) => make(os));
+    this.#used = true;
     try {
       return await requestPromise(request);
     } catch (e) {
@@ -235,6 +241,11 @@ class IDBWrite extends IDBRead implements KvWrite {
       if (this.#pending.size === 0) return;
       const pending = this.#pending;
       const tx = this.withObjectStore((os, tx) => {
+        // What this transaction read may have changed since: writing now would not be atomic.
+        if (this.renewedAfterUse) {
+          tx.abort();
+          throw new StoreConflictError();
+        }
         for (const [key, value] of pending) {
           if (value === DELETED) os.delete(key);
           else os.put(value, key);

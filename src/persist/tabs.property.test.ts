@@ -4,8 +4,12 @@
  * meet a server, sleep for days, and collect garbage. Nothing a view needs is
  * ever collected, no mutation is lost, none is applied twice.
  */
+import 'fake-indexeddb/auto';
 import fc from 'fast-check';
+import { IDBFactory } from 'fake-indexeddb';
 import { describe, expect, it } from 'vitest';
+import { IDBKvProvider } from '../kv/idb-provider';
+import type { KvProvider } from '../kv/provider';
 import type { ReadonlyJSONValue } from '../../protocol/json';
 import type { Hash } from '../dag/types';
 import type { WriteTransaction } from '../db/transaction-types';
@@ -111,8 +115,8 @@ async function assertViewConsistent(live: Live): Promise<void> {
   for (const m of pending) expect(await store.query((tx) => tx.has(`m/${m.clientID}/${m.id}`))).toBe(true);
 }
 
-async function run(actions: readonly Action[]): Promise<void> {
-  const tabs = new Tabs({ frozen: true });
+async function run(actions: readonly Action[], provider?: () => KvProvider): Promise<void> {
+  const tabs = new Tabs({ frozen: true, ...(provider === undefined ? {} : { provider: provider() }) });
   const server = new ModelServer();
   const live: Live[] = [];
   const made = new Set<string>();
@@ -218,6 +222,13 @@ describe('tabs over one shared store, random lifecycles', () => {
     await fc.assert(
       fc.asyncProperty(fc.array(action, { minLength: 5, maxLength: 40 }), (actions) => run(actions)),
       { numRuns: 200 },
+    );
+  }, 120_000);
+
+  it('the same over IndexedDB, where each tab has a connection of its own', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(action, { minLength: 5, maxLength: 30 }), (actions) => run(actions, () => new IDBKvProvider(new IDBFactory()))),
+      { numRuns: 25 },
     );
   }, 120_000);
 });

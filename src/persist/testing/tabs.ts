@@ -5,6 +5,7 @@
 import { FakeClock } from '../../connection/testing/fake-clock';
 import type { WriteTransaction } from '../../db/transaction-types';
 import { MemoryKvProvider } from '../../kv/memory-provider';
+import type { KvProvider } from '../../kv/provider';
 import type { KvStore } from '../../kv/types';
 import { openClientStore, type ClientStore } from '../client-store';
 
@@ -28,6 +29,8 @@ export interface Tab {
 
 export interface TabsOptions {
   readonly clock?: FakeClock;
+  /** @default a fresh namespace of memory stores */
+  readonly provider?: KvProvider;
   /** No background persist ever runs: only explicit syncs and closes store anything. */
   readonly frozen?: boolean;
 }
@@ -36,7 +39,7 @@ let namespaces = 0;
 
 /** A place (like one browser profile) where tabs open one shared store. */
 export class Tabs {
-  readonly provider = new MemoryKvProvider(`tabs-${++namespaces}`);
+  readonly provider: KvProvider;
   readonly clock: FakeClock;
   readonly #frozen: boolean;
   readonly #open = new Set<Tab>();
@@ -45,9 +48,11 @@ export class Tabs {
 
   constructor(options: TabsOptions = {}) {
     this.clock = options.clock ?? new FakeClock(1_000_000);
+    this.provider = options.provider ?? new MemoryKvProvider(`tabs-${++namespaces}`);
     this.#frozen = options.frozen ?? false;
   }
 
+  /** The shared store (opened once: every tab gets a connection of its own, as tabs do). */
   dataKv(): Promise<KvStore> {
     return this.provider.open('data');
   }
