@@ -156,7 +156,13 @@ export class SqliteFile {
   returnReader(reader: Connection): void {
     this.#lentReaders.delete(reader);
     if (!reader.db.open) return;
-    if (reader.db.inTransaction) reader.db.exec('COMMIT');
+    try {
+      if (reader.db.inTransaction) reader.db.exec('COMMIT');
+    } catch {
+      // Ending a read cannot lose anything: a reader that fails to is simply not reused.
+      reader.db.close();
+      return;
+    }
     if (this.closed || this.#idleReaders.length >= MAX_IDLE_READERS) reader.db.close();
     else this.#idleReaders.push(reader);
   }
