@@ -1,0 +1,109 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { authOf } from './server-transaction';
+import { uniqueID } from './test-support/test-client';
+import { startTestServer, type TestServer } from './test-support/test-server';
+
+let t: TestServer | undefined;
+afterEach(async () => {
+  await t?.close();
+  t = undefined;
+});
+
+describe('per-user authorization', () => {
+  it('binds a client id to the user who first connected with it: another user gets Unauthorized', async () => {
+    t = await startTestServer();
+    const roomID = uniqueID('room');
+    const alice = t.connect({ roomID, token: 'alice' });
+    await alice.ready();
+    alice.mutate('put', { key: 'a', value: 1 });
+    await alice.acked(1);
+    const bob = t.connect({ roomID, token: 'bob', clientID: alice.clientID, clientGroupID: alice.clientGroupID, lmid: 1 });
+    await bob.until(() => bob.closed);
+    expect(bob.errors).toEqual([['Unauthorized', `Client ${alice.clientID} belongs to another user`]]);
+  });
+
+  it('refuses a push in the name of another user\'s client (same group id) with Unauthorized', async () => {
+    t = await startTestServer();
+    const roomID = uniqueID('room');
+    const alice = t.connect({ roomID, token: 'alice' });
+    await alice.ready();
+    alice.mutate('put', { key: 'a', value: 1 });
+    await alice.acked(1);
+    const bob = t.connect({ roomID, token: 'bob', clientGroupID: alice.clientGroupID });
+    await bob.ready();
+    bob.push([bob.mutation('put', { key: 'a', value: 'stolen' }, 2, alice.clientID)]);
+    await bob.until(() => bob.closed);
+    expect(bob.errors).toEqual([['Unauthorized', `Client ${alice.clientID} belongs to another user`]]);
+    expect(alice.state.get('a')).toBe(1);
+  });
+
+  it('lets mutators see tx.auth and tx.clientID, so an app can refuse a write', async () => {
+    t = await startTestServer({
+      mutators: {
+        async ownedPut(tx, args: { key: string; value: string }) {
+          const auth = authOf(tx)!;
+          const current = (await tx.get(args.key)) as { owner: string } | undefined;
+          if (current !== undefined && current.owner !== auth.userID) throw new Error('only the owner may change it');
+          await tx.put(args.key, { owner: auth.userID, value: args.value, by: tx.clientID });
+        },
+      },
+    });
+    const roomID = uniqueID('room');
+    const alice = t.connect({ roomID, token: 'alice' });
+    const bob = t.connect({ roomID, token: 'bob' });
+    await Promise.all([alice.ready(), bob.ready()]);
+    alice.mutate('ownedPut', { key: 'doc', value: 'v1' });
+    await alice.acked(1);
+    bob.mutate('ownedPut', { key: 'doc', value: 'hijacked' });
+    await bob.acked(1);
+    expect(bob.state.get('doc')).toEqual({ owner: 'alice', value: 'v1', by: alice.clientID });
+  });
+});
+
+describe('mutation recovery pushes (another client group of the same user)', () => {
+  it('accepts a push for another group of the same user and reflects it in that group\'s pull answer', async () => {
+    t = await startTestServer();
+    const roomID = uniqueID('room');
+    // The closed tab's group had a client that pushed once; its second mutation never left the tab.
+    const closedTab = t.connect({ roomID, token: 'alice' });
+    await closedTab.ready();
+    closedTab.mutate('put', { key: 'x', value: 1 });
+    await closedTab.acked(1);
+    await closedTab.close();
+    const other = t.connect({ roomID, token: 'alice' });
+    await other.ready();
+    const newClient = uniqueID('client');
+    other.push(
+      [
+        other.mutation('put', { key: 'x', value: 2 }, 2, closedTab.clientID),
+        other.mutation('put', { key: 'y', value: 1 }, 1, newClient),
+      ],
+      closedTab.clientGroupID,
+    );
+    await other.until(() => other.state.get('y') === 1);
+    expect(other.errors).toEqual([]);
+    other.sendRaw(JSON.stringify(['pull', { clientGroupID: closedTab.clientGroupID, cookie: null, requestID: 'recover-1' }]));
+    await other.until(() => other.messages.some((m) => m[0] === 'pull'));
+    const answer = other.messages.find((m) => m[0] === 'pull')![1];
+    expect(answer).toEqual({ cookie: other.cookie, lastMutationIDChanges: { [closedTab.clientID]: 2, [newClient]: 1 }, requestID: 'recover-1' });
+    // Re-pushing the same recovery is idempotent.
+    other.push([other.mutation('put', { key: 'x', value: 99 }, 2, closedTab.clientID)], closedTab.clientGroupID);
+    other.sendRaw(JSON.stringify(['ping', {}]));
+    await other.until(() => other.messages.some((m) => m[0] === 'pong'));
+    expect(other.state.get('x')).toBe(2);
+  });
+
+  it('refuses a recovery push for another user\'s group', async () => {
+    t = await startTestServer();
+    const roomID = uniqueID('room');
+    const alice = t.connect({ roomID, token: 'alice' });
+    await alice.ready();
+    alice.mutate('put', { key: 'x', value: 1 });
+    await alice.acked(1);
+    const bob = t.connect({ roomID, token: 'bob' });
+    await bob.ready();
+    bob.push([bob.mutation('put', { key: 'x', value: 'mine' }, 2, alice.clientID)], alice.clientGroupID);
+    await bob.until(() => bob.closed);
+    expect(bob.errors[0]?.[0]).toBe('Unauthorized');
+  });
+});
