@@ -64,11 +64,12 @@ describe.skipIf(!chromiumAvailable)(`the demo in real Chromium${chromiumAvailabl
           request.onerror = () => reject(request.error);
         });
         try {
-          const bounds = await new Promise<{ first: number; next: number } | undefined>((resolve) => {
-            const request = db.transaction('kv').objectStore('kv').get('g/log');
+          const keys = await new Promise<IDBValidKey[]>((resolve) => {
+            const request = db.transaction('kv').objectStore('kv').getAllKeys();
             request.onsuccess = () => resolve(request.result);
           });
-          return bounds !== undefined && bounds.next - bounds.first >= (want as number);
+          // One key per logged mutation: l/<client>/<id>.
+          return keys.filter((key) => /^l\/[^/]+\/\d+$/.test(String(key))).length >= (want as number);
         } finally {
           db.close();
         }
@@ -110,7 +111,7 @@ describe.skipIf(!chromiumAvailable)(`the demo in real Chromium${chromiumAvailabl
     for (const text of ['Offline one', 'Offline two', 'Offline three']) await add(alice, text);
     await add(bob, 'Online while alice is away');
     await alice.waitForSelector('[data-testid=pending][data-count="3"]', WAIT);
-    await waitForLogged(alice, 'roomsync:alice:offline:log', 3);
+    await waitForLogged(alice, 'roomsync:alice:offline:v2:1:log', 3);
 
     await alice.reload();
     await alice.waitForSelector('[data-testid=pending][data-count="3"]', WAIT);
@@ -128,32 +129,50 @@ describe.skipIf(!chromiumAvailable)(`the demo in real Chromium${chromiumAvailabl
     await bob.context().close();
   });
 
-  it('two tabs of one browser each keep their own store slot and lose nothing across reloads', async () => {
+  it('two tabs of one browser share one store: offline, each sees the other\'s edits; the closed one\'s are pushed once by the other; reloads keep everything', async () => {
     const context = await browser.newContext();
     const open = async () => {
       const page = await context.newPage();
+      page.on('pageerror', (error) => console.error('[tess] page error', error));
       await page.goto(`${server.url}/r/tabs?user=tess`);
       await page.waitForSelector('[data-testid=connection][data-state=connected]', WAIT);
       return page;
     };
     const [first, second] = [await open(), await open()];
-    await add(first, 'From tab one');
-    await add(second, 'From tab two');
-    await waitForTexts(first, ['From tab one', 'From tab two']);
-    await waitForTexts(second, ['From tab one', 'From tab two']);
+    await add(first, 'Online in tab one');
+    await waitForTexts(second, ['Online in tab one']);
     const databases = await first.evaluate(async () => (await indexedDB.databases()).map((db) => db.name).sort());
-    expect(databases).toEqual(['roomsync:tess:tabs', 'roomsync:tess:tabs:log', 'roomsync:tess:tabs~1', 'roomsync:tess:tabs~1:log']);
+    expect(databases).toEqual(['roomsync-stores', 'roomsync:tess:tabs:v2:1', 'roomsync:tess:tabs:v2:1:log']);
 
-    await first.getByTestId('offline-toggle').click();
+    // Both tabs offline: the server sees nothing; the tabs see each other's edits through their shared store.
+    for (const page of [first, second]) {
+      await page.getByTestId('offline-toggle').click();
+      await page.waitForSelector('[data-testid=connection][data-state=disconnected]', WAIT);
+    }
     await add(first, 'Offline in tab one');
-    await waitForLogged(first, 'roomsync:tess:tabs:log', 1);
-    await first.reload();
-    await second.reload();
-    await first.waitForSelector('[data-testid=pending][data-count="1"]', WAIT);
-    await first.getByTestId('offline-toggle').click();
-    const all = ['From tab one', 'From tab two', 'Offline in tab one'];
+    await add(second, 'Offline in tab two');
+    const all = ['Online in tab one', 'Offline in tab one', 'Offline in tab two'];
     await waitForTexts(first, all);
     await waitForTexts(second, all);
+    await first.waitForSelector('[data-testid=pending][data-count="2"]', WAIT);
+
+    // The first tab closes; the second goes online and pushes both tabs' offline edits.
+    await first.close({ runBeforeUnload: true });
+    await second.getByTestId('offline-toggle').click();
+    await waitForSynced(second);
+    const viewer = await person('tabs', 'viewer');
+    await waitForTexts(viewer, all);
+    expect(await texts(viewer)).toHaveLength(all.length);
+
+    // Reloading both keeps everything, with nothing left to push.
+    await second.reload();
+    const reopened = await open();
+    for (const page of [second, reopened]) {
+      await waitForTexts(page, all);
+      await waitForSynced(page);
+    }
+    expect(await texts(viewer)).toHaveLength(all.length);
+    await viewer.context().close();
     await context.close();
   });
 
