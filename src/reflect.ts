@@ -128,6 +128,7 @@ export class Reflect<MD extends MutatorDefs = MutatorDefs> {
   #pendingCount = 0;
   #stopPersistOnHide: (() => void) | undefined;
   #clientGroupID: string | undefined;
+  #waitForLog = false;
 
   constructor(options: ReflectOptions<MD>) {
     if (typeof options.userID !== 'string' || options.userID === '') {
@@ -281,6 +282,7 @@ export class Reflect<MD extends MutatorDefs = MutatorDefs> {
     });
     this.#local = local;
     this.#store = local.store;
+    this.#waitForLog = stores.provider.cheapCommits === true;
     this.#clientGroupID = local.clientGroupID;
     if (local.joined.how !== 'joined') this.#tell('new-group');
     channel.subscribe((message) => this.#onTabMessage(message));
@@ -409,7 +411,12 @@ export class Reflect<MD extends MutatorDefs = MutatorDefs> {
   #makeMutators(): MakeMutators<MD> {
     const mutators: Record<string, (args?: unknown) => Promise<unknown>> = {};
     for (const name of Object.keys(this.#options.mutators ?? {})) {
-      mutators[name] = async (args?: unknown) => (await this.#ready).mutate(name, args as ReadonlyJSONValue);
+      mutators[name] = async (args?: unknown) => {
+        const result = await (await this.#ready).mutate(name, args as ReadonlyJSONValue);
+        // Where commits are cheap, resolve only once the mutation is in the write-ahead log: durable whatever happens next.
+        if (this.#waitForLog) await this.#local?.whenLogged();
+        return result;
+      };
     }
     return Object.freeze(mutators) as unknown as MakeMutators<MD>;
   }

@@ -19,4 +19,12 @@ export interface KvProvider {
   drop(name: string): Promise<void>;
   /** Whether the data outlives the process (false for memory). */
   readonly durable: boolean;
+  /**
+   * A commit is about as cheap as a function call (SQLite in the same
+   * process): then mutate() resolves only once its mutation is in the
+   * write-ahead log, so a process killed right after loses nothing. Browsers
+   * leave it off: an IndexedDB write per mutation would slow mutate tenfold,
+   * and a closing page's writes still complete.
+   */
+  readonly cheapCommits?: boolean;
 }

@@ -51,6 +51,7 @@ const DROP_SUFFIXES = ['-wal', '-shm', '-journal', ''];
 
 export class SqliteKvProvider implements KvProvider {
   readonly durable = true;
+  readonly cheapCommits = true;
   /** The data directory as given, resolved against the working directory. */
   readonly dataDir: string;
   readonly #fileOptions: SqliteFileOptions;

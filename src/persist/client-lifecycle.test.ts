@@ -185,7 +185,7 @@ describe('old-database cleanup', () => {
     for (const name of [sameFormatOld, formatOne]) await otherStore(name);
     await otherStore(withPending, true);
     (await lifecycleOf(self, [], current)).start();
-    const names = async () => (await tabs.provider.list()).filter((n) => n.startsWith('roomsync:')).sort();
+    const names = async () => ((await tabs.provider.list()) ?? []).filter((n) => n.startsWith('roomsync:')).sort();
 
     await tabs.clock.advance(OLD_DB_CLEANUP_INITIAL_DELAY_MS - 1);
     expect(await names()).toContain(formatOne);
@@ -214,10 +214,10 @@ describe('old-database cleanup', () => {
     await otherStore(name);
     await tabs.clock.advance(OLD_DB_CLEANUP_MAX_AGE_NO_PENDING_MS);
     await (await lifecycleOf(self)).cleanupOldStores();
-    expect(await tabs.provider.list()).toContain(name);
+    expect((await tabs.provider.list()) ?? []).toContain(name);
     await tabs.clock.advance(1);
     await (await lifecycleOf(self)).cleanupOldStores();
-    expect(await tabs.provider.list()).not.toContain(name);
+    expect((await tabs.provider.list()) ?? []).not.toContain(name);
   });
 });
 

@@ -67,6 +67,8 @@ export interface ClientStore {
   sync(): Promise<SyncResult>;
   /** After a server update: drops from the log what the server acknowledged. */
   acknowledged(): void;
+  /** Resolves once every local mutation made so far is in the write-ahead log. */
+  whenLogged(): Promise<void>;
   /** Stores everything, removes this client's log, closes both stores. */
   close(): Promise<void>;
 }
@@ -160,6 +162,7 @@ export async function openClientStore(o: ClientStoreOptions): Promise<ClientStor
     refreshSoon: () => scheduler.scheduleSoon(),
     sync,
     acknowledged: () => durable!.acknowledged(),
+    whenLogged: () => durable!.whenLogged(),
     async close() {
       try {
         await store.close();

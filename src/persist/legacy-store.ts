@@ -78,6 +78,19 @@ export async function recordLegacyAcks(dataKv: KvStore, acks: Readonly<Record<st
   }
 }
 
+/** Marks the store's group disabled (the server does not know it, or not its version). */
+export async function recordLegacyDisabled(dataKv: KvStore): Promise<void> {
+  const write = await dataKv.write();
+  try {
+    const record = await write.get(GROUP_KEY);
+    if (typeof record !== 'object' || record === null || Array.isArray(record)) return;
+    await write.put(GROUP_KEY, { ...(record as Record<string, ReadonlyJSONValue>), disabled: true });
+    await write.commit();
+  } finally {
+    write.release();
+  }
+}
+
 async function readLegacyLog(logKv: KvStore): Promise<PendingMutation[]> {
   const read = await logKv.read();
   try {
