@@ -2,12 +2,13 @@
  * `npm run bench -- server`: the reference server in its own process (the CLI),
  * driven over loopback from this one.
  *  - push → own poke round trip, against a raw `ws` echo round trip (also a child process)
- *  - poke fan-out to 100 clients of one room
+ *  - poke fan-out to 100 clients of one room, and of a 100 KB poke to 2,000 sockets (with CPU use)
  *  - sustained mutations/s: 1 room × 50 clients and 50 rooms × 2 clients, with the server's memory
  * Every loop is bounded in count and time. Prints figures; never fails on speed.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { connect as netConnect, type Socket } from 'node:net';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -27,6 +28,11 @@ const FANOUT_SAMPLES = 200;
 const SUSTAIN_MS = 3000;
 const IN_FLIGHT_PER_CLIENT = 8;
 const FSYNC_SAMPLES = 500;
+const BIG_FANOUT_SOCKETS = 2000;
+const BIG_FANOUT_BYTES = 100 * 1024;
+const BIG_FANOUT_SAMPLES = 10;
+const CONNECT_BATCH = 100;
+const CLOCK_TICKS_PER_SECOND = 100;
 
 interface Child {
   readonly proc: ChildProcess;
@@ -46,9 +52,10 @@ function spawnUntil(cmd: string, args: string[], pattern: RegExp): Promise<{ pro
 }
 
 async function startServer(storageArgs: string[]): Promise<Child> {
+  // node itself runs the server (tsx as an import hook), so SIGTERM reaches the server, not a wrapper.
   const { proc, match } = await spawnUntil(
-    join(ROOT, 'node_modules/.bin/tsx'),
-    ['server/cli.ts', '--port', '0', '--admin-key', ADMIN_KEY, '--log-level', 'warn', ...storageArgs],
+    process.execPath,
+    ['--import', 'tsx', 'server/cli.ts', '--port', '0', '--admin-key', ADMIN_KEY, '--log-level', 'warn', ...storageArgs],
     /^roomsync server listening on (\S+) admin (\S+)/,
   );
   return { proc, url: match[1]!, adminURL: match[2]! };
@@ -193,6 +200,110 @@ async function fanOut(origin: string): Promise<number[]> {
   return times;
 }
 
+/** CPU seconds (user + system) a process has used so far, from /proc. */
+function cpuSeconds(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS_PER_SECOND;
+}
+
+/**
+ * A receiving-only WebSocket client on a raw TCP socket: it reads frame
+ * headers and counts payload bytes without copying or decoding them, so the
+ * fan-out figure is the server's delivery, not this process's parsing.
+ */
+function leanReceiver(origin: string, path: string, onBigFrame: () => void): Promise<Socket> {
+  const { hostname, port } = new URL(origin);
+  const socket = netConnect(Number(port), hostname);
+  socket.setNoDelay(true);
+  let head: Buffer = Buffer.alloc(0);
+  let upgraded = false;
+  /** Header bytes of a frame split across chunks. */
+  let partial: Buffer | undefined;
+  let need = 0;
+  let big = false;
+  return new Promise((resolve, reject) => {
+    socket.on('error', reject);
+    socket.on('connect', () =>
+      socket.write(
+        `GET ${path} HTTP/1.1\r\nHost: ${hostname}:${port}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n` +
+          'Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Protocol: bench\r\n\r\n',
+      ),
+    );
+    socket.on('data', (chunk: Buffer) => {
+      let data: Buffer = chunk;
+      if (!upgraded) {
+        head = Buffer.concat([head, data]);
+        const end = head.indexOf('\r\n\r\n');
+        if (end === -1) return;
+        upgraded = true;
+        data = head.subarray(end + 4);
+        resolve(socket);
+      }
+      while (data.length > 0) {
+        if (need > 0) {
+          const take = Math.min(need, data.length);
+          need -= take;
+          data = data.subarray(take);
+          if (need === 0 && big) onBigFrame();
+          continue;
+        }
+        const buf: Buffer = partial === undefined ? data : Buffer.concat([partial, data]);
+        partial = undefined;
+        let len = buf.length < 2 ? -1 : buf[1]! & 0x7f;
+        let at = 2;
+        if (len === 126) [len, at] = buf.length < 4 ? [-1, 0] : [buf.readUInt16BE(2), 4];
+        else if (len === 127) [len, at] = buf.length < 10 ? [-1, 0] : [Number(buf.readBigUInt64BE(2)), 10];
+        if (len === -1) {
+          partial = Buffer.from(buf);
+          return;
+        }
+        big = len > BIG_FANOUT_BYTES;
+        need = len;
+        data = buf.subarray(at);
+        if (need === 0 && big) onBigFrame();
+      }
+    });
+  });
+}
+
+/** One push of a 100 KB value, timed until all 2,000 sockets of the room have its poke. */
+async function bigFanOut(origin: string, serverPid: number): Promise<{ times: number[]; serverCpu: number; benchCpu: number; wall: number }> {
+  const roomID = id('bigfan');
+  let received = 0;
+  let onFrame = () => {};
+  const sockets: Socket[] = [];
+  for (let i = 0; i < BIG_FANOUT_SOCKETS; i += CONNECT_BATCH) {
+    const batch = Array.from({ length: Math.min(CONNECT_BATCH, BIG_FANOUT_SOCKETS - i) }, (_, k) => {
+      const url = new URL(buildConnectURL(origin, { clientID: id(`f${i + k}`), clientGroupID: id('g'), roomID, baseCookie: null, ts: 0, lmid: 0, wsid: 'f'.repeat(21) }));
+      return leanReceiver(origin, `${url.pathname}${url.search}`, () => {
+        received++;
+        onFrame();
+      });
+    });
+    sockets.push(...(await Promise.all(batch)));
+  }
+  const pusher = await BenchClient.connect(origin, roomID);
+  const value = 'x'.repeat(BIG_FANOUT_BYTES);
+  const times: number[] = [];
+  const cpu0 = cpuSeconds(serverPid);
+  const bench0 = process.cpuUsage();
+  const wall0 = performance.now();
+  for (let i = 0; i < BIG_FANOUT_SAMPLES; i++) {
+    received = 0;
+    const t0 = performance.now();
+    const all = new Promise<void>((resolve) => (onFrame = () => received === BIG_FANOUT_SOCKETS && resolve()));
+    pusher.push('put', { key: 'big', value: `${i}${value}` });
+    await all;
+    times.push(performance.now() - t0);
+  }
+  const wall = (performance.now() - wall0) / 1000;
+  const bench = process.cpuUsage(bench0);
+  const serverCpu = cpuSeconds(serverPid) - cpu0;
+  for (const socket of sockets) socket.destroy();
+  pusher.close();
+  return { times, serverCpu, benchCpu: (bench.user + bench.system) / 1e6, wall };
+}
+
 async function sustained(origin: string, rooms: number, perRoom: number): Promise<number> {
   const clients: BenchClient[] = [];
   for (let r = 0; r < rooms; r++) {
@@ -256,6 +367,9 @@ export async function runServerBench(): Promise<void> {
     const memory = await startServer(['--memory']);
     const memoryTimes = await pushRoundTrips(memory.url);
     await stop(memory);
+    const inMain = await startServer(['--data-dir', join(dataDir, 'main-thread'), '--room-workers', '0']);
+    const inMainTimes = await pushRoundTrips(inMain.url);
+    await stop(inMain);
     const commitTimes = sqliteFullCommits(dataDir);
     const p50echo = percentile(echoTimes, 50);
     const row = (name: string, t: number[]) => [name, ms(percentile(t, 50)), ms(percentile(t, 99)), `${fixed(percentile(t, 50) / p50echo, 1)}×`];
@@ -264,12 +378,16 @@ export async function runServerBench(): Promise<void> {
       row('push → own poke, SQLite FULL', pushTimes),
       row('push → own poke, SQLite NORMAL', normalTimes),
       row('push → own poke, memory storage', memoryTimes),
+      row('push → own poke, SQLite FULL, rooms in the main thread', inMainTimes),
       row('(one SQLite FULL commit alone)', commitTimes),
     ]);
 
     const fan = await fanOut(full.url);
-    printTable(`server: poke fan-out, one push → all ${FANOUT_CLIENTS} clients of a room poked (${FANOUT_SAMPLES} samples)`, ['what', 'p50', 'p99'], [
-      ['push → last of 100 pokes', ms(percentile(fan, 50)), ms(percentile(fan, 99))],
+    const big = await bigFanOut(full.url, full.proc.pid!);
+    const cores = `server ${fixed((100 * big.serverCpu) / big.wall, 0)}% of a core, this (client) process ${fixed((100 * big.benchCpu) / big.wall, 0)}%`;
+    printTable(`server: poke fan-out, one push → all clients of a room poked`, ['what', 'p50', 'p99', 'CPU while measuring'], [
+      [`push → last of ${FANOUT_CLIENTS} pokes (${FANOUT_SAMPLES} samples)`, ms(percentile(fan, 50)), ms(percentile(fan, 99)), ''],
+      [`100 KB value → last of ${BIG_FANOUT_SOCKETS} sockets (${BIG_FANOUT_SAMPLES} samples)`, ms(percentile(big.times, 50)), ms(percentile(big.times, 99)), cores],
     ]);
 
     const one = await sustained(full.url, 1, 50);
