@@ -9,7 +9,7 @@ import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { createServer as createViteServer } from 'vite';
 import { demoMutators } from '../demo/shared/mutators';
-import { createJSONLogger, createServer, SqliteStorage } from '../server/index';
+import { createJSONLogger, createServer, devAuthHandler, SqliteStorage } from '../server/index';
 
 const root = resolve(import.meta.dirname, '..');
 const { values } = parseArgs({
@@ -23,7 +23,9 @@ const { values } = parseArgs({
 const dataDir = resolve(values['data-dir']);
 mkdirSync(dataDir, { recursive: true });
 const server = createServer({
+  // In the main thread, so edits to the mutators need no worker restart; the demo's token is its user id (development only).
   mutators: demoMutators,
+  authHandler: devAuthHandler,
   storage: new SqliteStorage({ path: join(dataDir, 'roomsync.sqlite') }),
   logger: createJSONLogger({ level: 'warn', write: (line) => process.stderr.write(line), now: Date.now }),
 });

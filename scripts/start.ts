@@ -8,8 +8,7 @@ import { mkdirSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { build } from 'vite';
-import { demoMutators } from '../demo/shared/mutators';
-import { createJSONLogger, createServer, SqliteStorage } from '../server/index';
+import { createJSONLogger, createServer, devAuthHandler, SqliteStorage } from '../server/index';
 
 const root = resolve(import.meta.dirname, '..');
 const { values } = parseArgs({
@@ -37,7 +36,10 @@ const dataDir = resolve(values['data-dir']);
 mkdirSync(dataDir, { recursive: true });
 const logger = createJSONLogger({ level: 'warn', write: (line) => process.stderr.write(line), now: Date.now });
 const server = createServer({
-  mutators: demoMutators,
+  // The demo's mutators run in worker threads, where a stuck mutator is stopped.
+  mutatorsModule: { url: new URL('../demo/shared/mutators.ts', import.meta.url).href, exportName: 'demoMutators' },
+  // The demo signs nobody in: its token is the user id it picked. Development only (docs/security.md).
+  authHandler: devAuthHandler,
   storage: new SqliteStorage({ path: join(dataDir, 'roomsync.sqlite') }),
   staticDir,
   logger,

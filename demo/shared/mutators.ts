@@ -2,6 +2,11 @@
  * The demo's mutators: one module, run by the browser client (optimistically)
  * and by the reference server (authoritatively). Deterministic: ids and times
  * come in the arguments, never from Math.random or the clock.
+ *
+ * Authorization: only the author of an item may delete it. On the server the
+ * author is who the token says (`tx.auth`), never what the arguments claim;
+ * on the client the arguments say who is using the page, so both sides agree
+ * and a refused delete never even flickers.
  */
 import type { MutatorDefs, ReadTransaction, WriteTransaction } from '../../src/db/transaction-types';
 
@@ -15,6 +20,8 @@ export interface Todo {
   readonly createdBy: string;
   readonly color: string;
   readonly createdAt: number;
+  /** The user id of whoever added it: the server takes it from the token. Missing on items from before. */
+  readonly authorID?: string;
 }
 
 export interface AddTodoArgs {
@@ -23,10 +30,28 @@ export interface AddTodoArgs {
   readonly createdBy: string;
   readonly color: string;
   readonly createdAt: number;
+  /** Who is adding it (on the server, the token's user wins). */
+  readonly authorID?: string;
+}
+
+/** Names the user a delete acts for (on the server, the token's user wins). */
+export interface AsUserArgs {
+  readonly authorID?: string;
 }
 
 function todoKey(id: string): string {
   return `${TODO_PREFIX}${id}`;
+}
+
+/** The user the mutation acts for: the token's on the server, the page's (from the args) on the client. */
+function actingUser(tx: WriteTransaction, args: AsUserArgs | undefined): string | undefined {
+  if (tx.reason === 'authoritative') return (tx as WriteTransaction & { auth?: { userID: string } }).auth?.userID;
+  return typeof args?.authorID === 'string' ? args.authorID : undefined;
+}
+
+/** Items from before authors were recorded may be deleted by anyone. */
+function mayDelete(todo: Todo, user: string | undefined): boolean {
+  return todo.authorID === undefined || user === undefined || todo.authorID === user;
 }
 
 function requireString(value: unknown, name: string): string {
@@ -60,6 +85,8 @@ export const demoMutators = {
       color: requireString(args.color, 'color'),
       createdAt: Number.isFinite(args.createdAt) ? args.createdAt : 0,
     };
+    const authorID = actingUser(tx, args);
+    if (authorID !== undefined) Object.assign(todo, { authorID });
     await tx.put(todoKey(id), { ...todo });
   },
 
@@ -75,12 +102,17 @@ export const demoMutators = {
     await tx.put(todoKey(todo.id), { ...todo, done: args.done === true });
   },
 
-  async deleteTodo(tx: WriteTransaction, args: { readonly id: string }): Promise<void> {
-    await tx.del(todoKey(requireString(args?.id, 'id')));
+  async deleteTodo(tx: WriteTransaction, args: AsUserArgs & { readonly id: string }): Promise<void> {
+    const todo = await getTodo(tx, requireString(args?.id, 'id'));
+    if (todo === undefined) return;
+    if (!mayDelete(todo, actingUser(tx, args))) throw new Error(`Only the author may delete item ${todo.id}`);
+    await tx.del(todoKey(todo.id));
   },
 
-  async clearCompleted(tx: WriteTransaction): Promise<void> {
-    for (const todo of await listTodos(tx)) if (todo.done) await tx.del(todoKey(todo.id));
+  /** Deletes the acting user's completed items (and completed items without an author). */
+  async clearCompleted(tx: WriteTransaction, args?: AsUserArgs): Promise<void> {
+    const user = actingUser(tx, args);
+    for (const todo of await listTodos(tx)) if (todo.done && mayDelete(todo, user)) await tx.del(todoKey(todo.id));
   },
 } satisfies MutatorDefs;
 

@@ -57,7 +57,7 @@ export function App({ client, identity, roomID, updateNeeded }: AppProps) {
         ) : (
           <ul className="todos" data-testid="todos">
             {todos.map((todo) => (
-              <TodoItem key={todo.id} client={client} todo={todo} />
+              <TodoItem key={todo.id} client={client} todo={todo} userID={identity.userID} />
             ))}
           </ul>
         )}
@@ -65,7 +65,7 @@ export function App({ client, identity, roomID, updateNeeded }: AppProps) {
           <span data-testid="counts">
             {todos.length - done} open · {done} done
           </span>
-          <button type="button" className="link" disabled={done === 0} onClick={() => void client.mutate.clearCompleted()}>
+          <button type="button" className="link" disabled={done === 0} onClick={() => void client.mutate.clearCompleted({ authorID: identity.userID })}>
             Clear completed
           </button>
         </footer>

@@ -15,6 +15,7 @@ export function NewTodo({ client, identity }: { readonly client: DemoClient; rea
       createdBy: identity.name,
       color: identity.color,
       createdAt: Date.now(),
+      authorID: identity.userID,
     });
     setText('');
   }

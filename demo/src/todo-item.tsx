@@ -2,7 +2,8 @@ import { useState } from 'react';
 import type { Todo } from '../shared/mutators';
 import type { DemoClient } from './client';
 
-export function TodoItem({ client, todo }: { readonly client: DemoClient; readonly todo: Todo }) {
+export function TodoItem({ client, todo, userID }: { readonly client: DemoClient; readonly todo: Todo; readonly userID: string }) {
+  const mine = todo.authorID === undefined || todo.authorID === userID;
   const [editing, setEditing] = useState(false);
   const [draft, setDraft] = useState(todo.text);
 
@@ -52,7 +53,14 @@ export function TodoItem({ client, todo }: { readonly client: DemoClient; readon
       <span className="author" title={`Added by ${todo.createdBy}`}>
         {todo.createdBy}
       </span>
-      <button type="button" className="delete" aria-label={`Delete "${todo.text}"`} onClick={() => void client.mutate.deleteTodo({ id: todo.id })}>
+      <button
+        type="button"
+        className="delete"
+        aria-label={`Delete "${todo.text}"`}
+        disabled={!mine}
+        title={mine ? undefined : 'Only its author may delete it'}
+        onClick={() => void client.mutate.deleteTodo({ id: todo.id, authorID: userID })}
+      >
         ×
       </button>
     </li>
