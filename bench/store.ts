@@ -8,6 +8,7 @@
  */
 import { performance } from 'node:perf_hooks';
 import { fixed, median, percentile, printTable } from './measure';
+import { oursRefresh, tabToTab } from './tabs';
 
 process.env.NODE_ENV = 'production';
 
@@ -348,6 +349,20 @@ function rows(): Row[] {
     });
   }
   out.push(
+    {
+      label: '(h) tabs: mutation in tab A → onData in tab B (ms)',
+      better: 'lower',
+      target: 2,
+      digits: 1,
+      measure: (make) => tabToTab(make === ours ? 'ours' : 'replicache', 1),
+    },
+    {
+      label: '(h) tabs: 1,000 × 1 KB changed in tab A → all in tab B (ms)',
+      better: 'lower',
+      target: 2,
+      digits: 1,
+      measure: (make) => tabToTab(make === ours ? 'ours' : 'replicache', 1_000),
+    },
     { label: '(g) open stored 10,000 × 1 KB → first get (ms)', better: 'lower', target: 1, digits: 2, measure: async (make) => (await open(make)).get },
     { label: '(g) open stored 10,000 × 1 KB → scan 100 keys (ms)', better: 'lower', target: 1, digits: 2, measure: async (make) => (await open(make)).scan },
   );
@@ -371,6 +386,9 @@ export async function runStoreBench(): Promise<void> {
     ['figure', 'ours', 'replicache', 'speed-up', 'target'],
     lines,
   );
+  if (only === undefined || only.includes('h')) {
+    console.log(`(h) ours only: the refresh in tab B after tab A stored 1,000 × 1 KB changed keys: ${fixed(await oursRefresh(1_000), 2)} ms`);
+  }
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) await runStoreBench();

@@ -27,6 +27,10 @@ import { chooseProvider, openLocalStores, type KvStoreOption } from './persist/l
 import { dataStoreName, logStoreName, storeBaseName } from './persist/store-names';
 import { StoreRegistry } from './persist/store-registry';
 import { platformBroadcastChannel, TabChannel, type BroadcastChannelConstructor, type TabMessage } from './persist/tab-channel';
+import { Throttle } from './persist/throttle';
+
+/** Other tabs hear of this tab's logged mutations at most this often (the first at once). */
+const LOGGED_NOTICE_INTERVAL_MS = 16;
 
 /** Why the app should load a newer version: the server does not support this one, or a newer client in another tab started a group of its own. */
 export type UpdateNeededReason = ConnectionUpdateNeededReason | { readonly type: 'NewClientGroup' };
@@ -129,6 +133,7 @@ export class Reflect<MD extends MutatorDefs = MutatorDefs> {
   #stopPersistOnHide: (() => void) | undefined;
   #clientGroupID: string | undefined;
   #waitForLog = false;
+  #loggedNotice: Throttle | undefined;
 
   constructor(options: ReflectOptions<MD>) {
     if (typeof options.userID !== 'string' || options.userID === '') {
@@ -237,6 +242,7 @@ export class Reflect<MD extends MutatorDefs = MutatorDefs> {
   async #shutDown(): Promise<void> {
     this.#connection?.close();
     this.#stopPersistOnHide?.();
+    this.#loggedNotice?.cancel();
     this.#channel?.close();
     await this.#lifecycle?.stop();
     try {
@@ -276,12 +282,14 @@ export class Reflect<MD extends MutatorDefs = MutatorDefs> {
       keepOwnSnapshot: () => this.#connection?.phase === 'connected',
       onLocalMutation: () => localMutations.fire(),
       onGroupHeadMoved: () => this.#tell('stored'),
+      onLogged: () => this.#loggedNotice?.request(),
       // Other tabs' mutations come in with refreshes: the count follows the view.
       onSynced: () => this.#updatePendingCount(),
       onClientStateNotFound: () => this.#clientStateNotFound(),
     });
     this.#local = local;
     this.#store = local.store;
+    this.#loggedNotice = new Throttle(environment.timers, LOGGED_NOTICE_INTERVAL_MS, () => this.#tell('logged'));
     this.#waitForLog = stores.provider.cheapCommits === true;
     this.#clientGroupID = local.clientGroupID;
     if (local.joined.how !== 'joined') this.#tell('new-group');
@@ -326,8 +334,13 @@ export class Reflect<MD extends MutatorDefs = MutatorDefs> {
 
   #onTabMessage(message: TabMessage): void {
     if (message.clientID === this.clientID || this.#closed) return;
+    const sameGroup = message.store === this.idbName && message.clientGroupID === this.#clientGroupID;
     if (message.type === 'stored') {
-      if (message.store === this.idbName && message.clientGroupID === this.#clientGroupID) this.#local?.refreshSoon();
+      if (sameGroup) this.#local?.refreshSoon();
+      return;
+    }
+    if (message.type === 'logged') {
+      if (sameGroup) void this.#local?.catchUp(message.clientID);
       return;
     }
     if (message.clientGroupID === this.#clientGroupID || this.#updateNeeded) return;

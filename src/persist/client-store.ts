@@ -47,6 +47,8 @@ export interface ClientStoreOptions {
   readonly onGroupHeadMoved?: () => void;
   /** After every persist and refresh (the view may hold other tabs' mutations now). */
   readonly onSynced?: () => void;
+  /** A mutation of this client is in the write-ahead log (the other tabs may take it in from there). */
+  readonly onLogged?: () => void;
   /** This client's record or its group is gone from the shared store (collected, disabled, or the database deleted). */
   readonly onClientStateNotFound: () => void;
 }
@@ -63,6 +65,8 @@ export interface ClientStore {
   viewHead(): Hash;
   /** Another tab stored the group: refresh as soon as the spacing allows. */
   refreshSoon(): void;
+  /** Another tab of the group logged mutations: take them in from its log now (or refresh, when they do not follow on). */
+  catchUp(clientID: string): Promise<void>;
   /** Persists and refreshes now. */
   sync(): Promise<SyncResult>;
   /** After a server update: drops from the log what the server acknowledged. */
@@ -125,6 +129,8 @@ export async function openClientStore(o: ClientStoreOptions): Promise<ClientStor
   });
 
   let lost = false;
+  let catchingUp: Promise<void> = Promise.resolve();
+  const queuedCatchUps = new Set<string>();
   let lastResult: SyncResult | undefined;
   const sync = async (): Promise<SyncResult> => {
     if (lost) return 'client-state-not-found';
@@ -149,7 +155,7 @@ export async function openClientStore(o: ClientStoreOptions): Promise<ClientStor
     onError: (e) => o.logger.error('Background persist failed', e),
   });
   const store = storeOver(db, memdag, scheduler);
-  durable = new DurableMutations(o.logKv, o.clientID, joined.clientGroupID, o.logger, () => scheduler.scheduleSoon());
+  durable = new DurableMutations(o.logKv, o.clientID, joined.clientGroupID, o.logger, () => scheduler.scheduleSoon(), () => o.onLogged?.());
   await durable.start(store);
 
   return {
@@ -160,6 +166,22 @@ export async function openClientStore(o: ClientStoreOptions): Promise<ClientStor
     memdag,
     viewHead: () => db.headCommit.hash,
     refreshSoon: () => scheduler.scheduleSoon(),
+    catchUp: (clientID) => {
+      // A catch-up already waiting for this client will read whatever this one would.
+      if (queuedCatchUps.has(clientID)) return catchingUp;
+      queuedCatchUps.add(clientID);
+      catchingUp = catchingUp.then(async () => {
+        queuedCatchUps.delete(clientID);
+        if (lost || db.isClosed) return;
+        try {
+          if (!(await durable!.catchUp(clientID))) scheduler.scheduleSoon();
+        } catch (error) {
+          if (!db.isClosed) o.logger.error(`Could not take in the logged mutations of ${clientID}`, error);
+          scheduler.scheduleSoon();
+        }
+      });
+      return catchingUp;
+    },
     sync,
     acknowledged: () => durable!.acknowledged(),
     whenLogged: () => durable!.whenLogged(),

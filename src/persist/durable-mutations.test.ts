@@ -78,4 +78,29 @@ describe('durable local mutations (write-ahead log)', () => {
     expect(other.client.store.pendingMutationCount).toBe(0);
     expect((await loggedIDs(tabs))[first.id]).toEqual([1]);
   });
+
+  it("a sibling's logged mutations are taken in at once, before any persist; out of order, a refresh is asked for instead", async () => {
+    tabs = new Tabs();
+    const a = await tabs.open();
+    const b = await tabs.open();
+    const c = await tabs.open();
+    await a.client.store.mutate('increment', { key: 'n' });
+    await a.client.store.mutate('increment', { key: 'n' });
+    await a.client.whenLogged();
+    await b.client.catchUp(a.id);
+    expect(await valueOf(b, 'n')).toBe(2);
+    expect(b.client.store.pendingMutations().map((m) => `${m.clientID}:${m.id}`)).toEqual([`${a.id}:1`, `${a.id}:2`]);
+
+    // a stores and trims its log: its next mutation does not follow on from what c holds (nothing).
+    await a.client.sync();
+    await a.client.store.mutate('increment', { key: 'n' });
+    await a.client.whenLogged();
+    await c.client.catchUp(a.id);
+    expect(await valueOf(c, 'n')).toBeUndefined();
+    // The refresh it asked for runs as soon as the spacing allows; then the log follows on.
+    await tabs.clock.advance(0);
+    expect(await valueOf(c, 'n')).toBe(2);
+    await c.client.catchUp(a.id);
+    expect(await valueOf(c, 'n')).toBe(3);
+  });
 });

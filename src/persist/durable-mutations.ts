@@ -8,7 +8,7 @@
 import type { Store } from '../db/store';
 import type { KvStore } from '../kv/types';
 import type { PendingMutation } from '../sync/server-update';
-import { OwnLog, readLogs, trimLog, type LoggedMutation } from './mutation-log';
+import { OwnLog, readLog, readLogs, trimLog, type LoggedMutation } from './mutation-log';
 
 /** A persist is forced after this many log entries, so the log stays short even without a server. */
 export const MAX_LOG_ENTRIES_BEFORE_CHECKPOINT = 200;
@@ -26,6 +26,7 @@ export class DurableMutations {
   readonly #clientGroupID: string;
   readonly #logger: DurabilityLogger;
   readonly #checkpoint: () => void;
+  readonly #onLogged: () => void;
   #store: Store | undefined;
   /** Other clients of the group whose logs were read at start: trimmed after the first persist. */
   readonly #others = new Set<string>();
@@ -36,13 +37,21 @@ export class DurableMutations {
    * `kv` holds the logs: best a store of its own, so appends never wait behind
    * a persist. `checkpoint` asks for a persist (after which `stored` is called).
    */
-  constructor(kv: KvStore, clientID: string, clientGroupID: string, logger: DurabilityLogger, checkpoint: () => void) {
+  constructor(
+    kv: KvStore,
+    clientID: string,
+    clientGroupID: string,
+    logger: DurabilityLogger,
+    checkpoint: () => void,
+    onLogged: () => void = () => {},
+  ) {
     this.#kv = kv;
     this.#own = new OwnLog(kv, clientID, clientGroupID);
     this.#clientID = clientID;
     this.#clientGroupID = clientGroupID;
     this.#logger = logger;
     this.#checkpoint = checkpoint;
+    this.#onLogged = onLogged;
   }
 
   /**
@@ -75,11 +84,30 @@ export class DurableMutations {
   record(mutation: PendingMutation): void {
     if (this.#store === undefined || mutation.clientID !== this.#clientID) return;
     this.#lastAppended = this.#own.append(mutation);
-    this.#lastAppended.catch((error: unknown) => this.#logger.error('Could not log a mutation', error));
+    this.#lastAppended.then(this.#onLogged, (error: unknown) => this.#logger.error('Could not log a mutation', error));
     if (++this.#sinceCheckpoint >= MAX_LOG_ENTRIES_BEFORE_CHECKPOINT) {
       this.#sinceCheckpoint = 0;
       this.#checkpoint();
     }
+  }
+
+  /**
+   * Takes in another client's logged mutations that follow on from what the
+   * store holds (a sibling tab said it logged some): they show here at once,
+   * before that tab's next persist. False when they do not follow on (the
+   * store must refresh from the shared store first).
+   */
+  async catchUp(clientID: string): Promise<boolean> {
+    const store = this.#store;
+    if (store === undefined || store.closed || clientID === this.#clientID) return true;
+    const entries = await readLog(this.#kv, clientID, store.lastKnownMutationID(clientID));
+    for (const entry of entries) {
+      const known = store.lastKnownMutationID(entry.clientID);
+      if (entry.id <= known) continue;
+      if (entry.id !== known + 1) return false;
+      await store.replayMutation(toPending(entry));
+    }
+    return true;
   }
 
   /** Resolves once every mutation recorded so far is in the log. */

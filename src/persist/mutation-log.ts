@@ -137,17 +137,32 @@ export async function readLogs(kv: KvStore, clientGroupID?: string): Promise<Cli
     const out: ClientLog[] = [];
     for (const [clientID, group] of Object.entries(index)) {
       if (clientGroupID !== undefined && group !== clientGroupID) continue;
-      const bounds = readBounds(await read.get(boundsKey(clientID)));
-      if (bounds === undefined) continue;
-      const ids = Array.from({ length: bounds.next - bounds.first }, (_, i) => bounds.first + i);
-      const values = await Promise.all(ids.map((id) => read.get(entryKey(clientID, id))));
-      const entries = values.filter((v, i): v is ReadonlyJSONValue => isLoggedMutation(v, clientID, ids[i]!)) as unknown as LoggedMutation[];
-      out.push({ clientID, clientGroupID: group, entries });
+      const entries = await readEntries(read, clientID, 0);
+      if (entries !== undefined) out.push({ clientID, clientGroupID: group, entries });
     }
     return out;
   } finally {
     read.release();
   }
+}
+
+/** One client's entries with ids above `afterID`. */
+export async function readLog(kv: KvStore, clientID: string, afterID: number): Promise<LoggedMutation[]> {
+  const read = await kv.read();
+  try {
+    return (await readEntries(read, clientID, afterID)) ?? [];
+  } finally {
+    read.release();
+  }
+}
+
+async function readEntries(read: KvRead, clientID: string, afterID: number): Promise<LoggedMutation[] | undefined> {
+  const bounds = readBounds(await read.get(boundsKey(clientID)));
+  if (bounds === undefined) return undefined;
+  const first = Math.max(bounds.first, afterID + 1);
+  const ids = Array.from({ length: Math.max(0, bounds.next - first) }, (_, i) => first + i);
+  const values = await Promise.all(ids.map((id) => read.get(entryKey(clientID, id))));
+  return values.filter((v, i): v is ReadonlyJSONValue => isLoggedMutation(v, clientID, ids[i]!)) as unknown as LoggedMutation[];
 }
 
 /** Drops a client's entries up to `id`. Safe while the owner appends. */

@@ -16,6 +16,8 @@ export type BroadcastChannelConstructor = new (name: string) => BroadcastChannel
 export type TabMessage =
   /** A client moved its group's head in the shared store: the group's other clients refresh. */
   | { readonly type: 'stored'; readonly store: string; readonly clientGroupID: string; readonly clientID: string }
+  /** A client appended mutations to its write-ahead log: the group's other clients may take them in from there. */
+  | { readonly type: 'logged'; readonly store: string; readonly clientGroupID: string; readonly clientID: string }
   /** A client started a new client group (its mutators, indexes or schema differ): older tabs need an update. */
   | { readonly type: 'new-group'; readonly store: string; readonly clientGroupID: string; readonly clientID: string };
 
@@ -23,7 +25,7 @@ function isTabMessage(value: unknown): value is TabMessage {
   if (typeof value !== 'object' || value === null) return false;
   const m = value as Record<string, unknown>;
   return (
-    (m.type === 'stored' || m.type === 'new-group') &&
+    (m.type === 'stored' || m.type === 'logged' || m.type === 'new-group') &&
     typeof m.store === 'string' &&
     typeof m.clientGroupID === 'string' &&
     typeof m.clientID === 'string'
