@@ -100,7 +100,7 @@ export class DurableMutations {
   async catchUp(clientID: string): Promise<boolean> {
     const store = this.#store;
     if (store === undefined || store.closed || clientID === this.#clientID) return true;
-    const entries = await readLog(this.#kv, clientID, store.lastKnownMutationID(clientID));
+    const entries = await readLog(this.#kv, clientID, this.#clientGroupID, store.lastKnownMutationID(clientID));
     for (const entry of entries) {
       const known = store.lastKnownMutationID(entry.clientID);
       if (entry.id <= known) continue;

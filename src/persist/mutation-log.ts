@@ -146,10 +146,11 @@ export async function readLogs(kv: KvStore, clientGroupID?: string): Promise<Cli
   }
 }
 
-/** One client's entries with ids above `afterID`. */
-export async function readLog(kv: KvStore, clientID: string, afterID: number): Promise<LoggedMutation[]> {
+/** One client's entries with ids above `afterID`, when it is a client of `clientGroupID`. */
+export async function readLog(kv: KvStore, clientID: string, clientGroupID: string, afterID: number): Promise<LoggedMutation[]> {
   const read = await kv.read();
   try {
+    if ((await readIndex(read))[clientID] !== clientGroupID) return [];
     return (await readEntries(read, clientID, afterID)) ?? [];
   } finally {
     read.release();

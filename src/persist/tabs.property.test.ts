@@ -28,6 +28,8 @@ type Action =
   | { readonly kind: 'open'; readonly build: 0 | 1 }
   | { readonly kind: 'mutate'; readonly tab: number; readonly times: number }
   | { readonly kind: 'sync'; readonly tab: number }
+  /** A tab takes in another's logged mutations (it was told they were logged). */
+  | { readonly kind: 'catchUp'; readonly tab: number; readonly from: number }
   | { readonly kind: 'close'; readonly tab: number }
   | { readonly kind: 'crash'; readonly tab: number }
   | { readonly kind: 'server'; readonly tab: number }
@@ -40,6 +42,7 @@ const action: fc.Arbitrary<Action> = fc.oneof(
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('open' as const), build: fc.constantFrom(0 as const, 0 as const, 1 as const) }) },
   { weight: 4, arbitrary: fc.record({ kind: fc.constant('mutate' as const), tab: fc.nat(5), times: fc.integer({ min: 1, max: 3 }) }) },
   { weight: 4, arbitrary: fc.record({ kind: fc.constant('sync' as const), tab: fc.nat(5) }) },
+  { weight: 3, arbitrary: fc.record({ kind: fc.constant('catchUp' as const), tab: fc.nat(5), from: fc.nat(5) }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('close' as const), tab: fc.nat(5) }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('crash' as const), tab: fc.nat(5) }) },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('server' as const), tab: fc.nat(5) }) },
@@ -148,6 +151,11 @@ async function run(actions: readonly Action[], provider?: () => KvProvider): Pro
         case 'sync':
           if (target !== undefined) await target.tab.client.sync();
           break;
+        case 'catchUp': {
+          const from = pick(a.from);
+          if (target !== undefined && from !== undefined && target.tab.lost.length === 0) await target.tab.client.catchUp(from.tab.id);
+          break;
+        }
         case 'close':
           if (target === undefined) break;
           live.splice(live.indexOf(target), 1);
