@@ -108,4 +108,29 @@ describe('two tabs of one user and room', () => {
     cleanup.push(() => reader.close());
     await vi.waitFor(async () => expect(await reader.query((tx) => tx.get('n'))).toBe(3), { timeout: 10_000 });
   });
+
+  it('a newer build in another tab starts a group of its own, and the older tabs are told an update is needed', async () => {
+    const kvStore = new MemoryKvProvider('tabs-new-group');
+    const reasons: { who: string; reason: unknown }[] = [];
+    const open = (who: string, build: Record<string, (tx: WriteTransaction, key: string) => Promise<void>>) => {
+      const r = new Reflect({
+        userID: 'tess',
+        roomID: 'builds',
+        socketOrigin: null,
+        mutators: build,
+        kvStore,
+        logSinks: [],
+        onUpdateNeeded: (reason) => reasons.push({ who, reason }),
+      });
+      cleanup.push(() => r.close());
+      return r;
+    };
+    const old = open('old', mutators);
+    const sibling = open('sibling', mutators);
+    expect(await sibling.clientGroupID).toBe(await old.clientGroupID);
+    const newer = open('newer', { ...mutators, decrement: async () => {} });
+    expect(await newer.clientGroupID).not.toBe(await old.clientGroupID);
+    await vi.waitFor(() => expect(reasons.map((r) => r.who).sort()).toEqual(['old', 'sibling']));
+    expect(reasons.every((r) => (r.reason as { type: string }).type === 'NewClientGroup')).toBe(true);
+  });
 });
