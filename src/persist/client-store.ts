@@ -19,7 +19,7 @@ import type { IndexDefinitions } from '../db/index-definition';
 import type { StoreLogger } from '../db/logger';
 import { storeOver, type Store } from '../db/store';
 import type { MutatorDefs } from '../db/transaction-types';
-import { StoreClosedError } from '../kv/errors';
+import { StoreClosedError, StoreConflictError } from '../kv/errors';
 import type { KvStore } from '../kv/types';
 import type { PendingMutation } from '../sync/server-update';
 import { DurableMutations, type DurabilityLogger } from './durable-mutations';
@@ -138,10 +138,13 @@ export async function openClientStore(o: ClientStoreOptions): Promise<ClientStor
     try {
       lastResult = await tabSync.sync();
     } catch (error) {
-      if (!(error instanceof StoreClosedError)) throw error;
-      lastResult = 'client-state-not-found';
+      if (error instanceof StoreClosedError) lastResult = 'client-state-not-found';
+      // IndexedDB ended a transaction midway: nothing was written; the next run tries again.
+      else if (error instanceof StoreConflictError) lastResult = 'busy';
+      else throw error;
     }
     if (lastResult === 'synced') await durable?.stored(ids);
+    if (lastResult === 'busy' && !db.isClosed) scheduler?.schedule();
     o.onSynced?.();
     if (lastResult === 'client-state-not-found' && !lost) {
       lost = true;
