@@ -43,14 +43,13 @@ export function chooseProvider(option: KvStoreOption | undefined, idbFactory: ID
 
 /** Opens the data store and its log; falls back to memory when the provider refuses. */
 export async function openLocalStores(provider: KvProvider, dataName: string, logName: string, logger: LocalStoresLogger): Promise<LocalStores> {
-  try {
-    const [dataKv, logKv] = await Promise.all([provider.open(dataName), provider.open(logName)]);
-    return { provider, dataKv, logKv };
-  } catch (error) {
-    if (!provider.durable) throw error;
-    logger.warn(`Could not open the local store "${dataName}"; local data is kept in memory only (it will not survive a reload)`, error);
-    const memory = new MemoryKvProvider();
-    const [dataKv, logKv] = await Promise.all([memory.open(dataName), memory.open(logName)]);
-    return { provider: memory, dataKv, logKv };
-  }
+  const [data, log] = await Promise.allSettled([provider.open(dataName), provider.open(logName)]);
+  if (data.status === 'fulfilled' && log.status === 'fulfilled') return { provider, dataKv: data.value, logKv: log.value };
+  for (const opened of [data, log]) if (opened.status === 'fulfilled') await opened.value.close();
+  const error = data.status === 'rejected' ? (data.reason as unknown) : (log as PromiseRejectedResult).reason;
+  if (!provider.durable) throw error;
+  logger.warn(`Could not open the local store "${dataName}"; local data is kept in memory only (it will not survive a reload)`, error);
+  const memory = new MemoryKvProvider();
+  const [dataKv, logKv] = await Promise.all([memory.open(dataName), memory.open(logName)]);
+  return { provider: memory, dataKv, logKv };
 }
