@@ -88,7 +88,7 @@ async function stats(ctx: ServerContext): Promise<unknown> {
     rooms: await Promise.all(
       rooms.map(async (r) => ({
         roomID: r.roomID,
-        ...(await r.stats().catch(() => ({}))),
+        ...(await r.stats()),
         connections: r.connectionCount,
         closed: r.closed,
       })),

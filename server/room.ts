@@ -69,8 +69,10 @@ export class Room {
     return [...this.conns.keys()];
   }
 
-  stats(): Promise<RoomStats> {
-    return this.engineCall(() => this.deps.host.stats(this.roomID));
+  /** The room's figures; undefined while its state is not loaded (stats never reload it). */
+  async stats(): Promise<RoomStats | undefined> {
+    if (!this.open) return undefined;
+    return this.deps.host.stats(this.roomID).catch(() => undefined);
   }
 
   /** Checks the connect request against the room, then sends `connected` and the catch-up poke. Throws ClientError. */
