@@ -43,8 +43,7 @@ export class Room {
   private broken = false;
   private stopped = false;
   private open = true;
-  private readonly conns = new Map<ClientConnection, number>();
-  private nextConn = 0;
+  private readonly conns = new Set<ClientConnection>();
   private readonly queue: Task[] = [];
   private running = false;
   private idleWaiters: (() => void)[] = [];
@@ -66,7 +65,7 @@ export class Room {
   }
 
   connections(): ClientConnection[] {
-    return [...this.conns.keys()];
+    return [...this.conns];
   }
 
   /** The room's figures; undefined while its state is not loaded (stats never reload it). */
@@ -140,7 +139,7 @@ export class Room {
   /** Sends every connection `["error", kind, message]` and closes it. */
   disconnectAll(kind: ClientError['kind'], message: string): number {
     const n = this.conns.size;
-    for (const conn of this.conns.keys()) conn.fail(kind, message);
+    for (const conn of this.conns) conn.fail(kind, message);
     this.conns.clear();
     this.checkIdle();
     return n;
@@ -218,7 +217,7 @@ export class Room {
     );
     if (!answer.ok) throw new ClientError(answer.kind, answer.message);
     if (conn.isClosed) return;
-    this.conns.set(conn, this.nextConn++);
+    this.conns.add(conn);
     const now = this.deps.clock.now();
     conn.send(['connected', { wsid: p.wsid, timestamp: now }]);
     const c = answer.catchUp;
@@ -230,11 +229,11 @@ export class Room {
 
   private async processBatch(pushes: readonly { conn: ClientConnection; push: PushBody }[]): Promise<void> {
     if (this.broken) return;
-    const live = pushes.filter((p) => this.conns.has(p.conn));
-    if (live.length === 0) return;
+    // Connections by number in this batch (a push whose socket closed since is still applied).
+    const pushers = [...new Set(pushes.map((p) => p.conn))];
     const timedOut: MutationPlace[] = [];
     const request = (): BatchRequest => ({
-      pushes: live.map(({ conn, push }) => ({ conn: this.conns.get(conn)!, auth: conn.auth, push })),
+      pushes: pushes.map(({ conn, push }) => ({ conn: pushers.indexOf(conn), auth: conn.auth, push })),
       timedOut,
     });
     let result: BatchResult | undefined;
@@ -255,9 +254,8 @@ export class Room {
       }
     }
     this.report(result);
-    const byNumber = new Map([...this.conns].map(([conn, n]) => [n, conn] as const));
-    if (result.commit !== undefined) this.poke(result, live);
-    for (const f of result.failures) byNumber.get(f.conn)?.fail(f.kind, f.message);
+    if (result.commit !== undefined) this.poke(result, pushes);
+    for (const f of result.failures) pushers[f.conn]?.fail(f.kind, f.message);
   }
 
   private report(result: BatchResult): void {
@@ -275,7 +273,7 @@ export class Room {
     for (const { conn, push } of pushes) if (!requestIDs.has(conn)) requestIDs.set(conn, push.requestID);
     const fallback = pushes[0]!.push.requestID;
     const frames = new PokeFrames(commit.version, result.patchJSON, this.deps.clock.now(), result.changesByGroup);
-    for (const conn of this.conns.keys()) {
+    for (const conn of this.conns) {
       conn.sendText(frames.frame(conn.cookie, conn.clientGroupID, requestIDs.get(conn) ?? fallback));
       conn.cookie = commit.version;
       this.deps.counters.pokes++;
@@ -287,7 +285,7 @@ export class Room {
     this.broken = true;
     this.deps.host.close(this.roomID);
     this.deps.logger.error('room failed; closing its connections and dropping it from memory', { roomID: this.roomID, error, cause: error.cause });
-    for (const conn of this.conns.keys()) conn.close(CLOSE_INTERNAL_ERROR, 'storage failure');
+    for (const conn of this.conns) conn.close(CLOSE_INTERNAL_ERROR, 'storage failure');
     this.conns.clear();
     this.deps.onBroken(this);
   }
