@@ -1,4 +1,3 @@
-import { availableParallelism } from 'node:os';
 import { createServer as createHttpServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { WebSocketServer } from 'ws';
@@ -7,12 +6,9 @@ import { ADMIN_PATH, handleAdmin } from './admin-api';
 import { devAuthHandler, type AuthHandler } from './auth/auth';
 import { CLOSE_GOING_AWAY } from './client-connection';
 import type { Clock, Timers } from './clock';
-import { conformanceMutators } from './conformance-mutators';
 import type { ServerContext } from './context';
+import { createEngineHost } from './engine/create-host';
 import type { EngineHost } from './engine/engine-types';
-import { LocalEngineHost } from './engine/local-host';
-import { timerGuard } from './engine/mutation-guard';
-import { realPaceClock, ThreadPace } from './engine/pacer';
 import { WorkerEngineHost } from './engine/worker-host';
 import { FailureLog } from './failure-log';
 import {
@@ -20,20 +16,13 @@ import {
   DEFAULT_BYTES_PER_SECOND,
   DEFAULT_IDLE_TIMEOUT_MS,
   DEFAULT_MAX_FRAME_BYTES,
-  DEFAULT_MAX_MUTATIONS_PER_PUSH,
-  DEFAULT_MAX_ROOM_BYTES,
   DEFAULT_MAX_ROOMS,
   DEFAULT_MAX_SEND_BUFFER_BYTES,
-  DEFAULT_MAX_TOMBSTONES_PER_ROOM,
   DEFAULT_MUTATION_BURST,
   DEFAULT_MUTATIONS_PER_SECOND,
-  DEFAULT_MUTATOR_TIMEOUT_MS,
-  DEFAULT_ROOM_CPU_BUDGET_MS,
   DEFAULT_ROOM_QUOTA_WINDOW_MS,
   DEFAULT_ROOMS_PER_ADDRESS,
   DEFAULT_ROOMS_PER_USER,
-  DEFAULT_SLICE_MS,
-  ROOM_CPU_BUDGET_WINDOW_MS,
 } from './limits';
 import { silentLogger, type Logger } from './logger';
 import { parseRequestURL } from './request-url';
@@ -41,7 +30,7 @@ import { RoomQuota } from './room-quota';
 import { RoomRegistry } from './room-registry';
 import { createUpgradeHandler } from './socket-handler';
 import { serveStatic } from './static-files';
-import { newCounters, type ServerCounters } from './stats';
+import { newCounters } from './stats';
 import { MemoryStorage } from './storage/memory-storage';
 import type { Storage } from './storage/types';
 
@@ -173,7 +162,7 @@ export function createServer(options: ServerOptions = {}): RoomsyncServer {
   const timers = options.timers ?? systemTimers;
   const storage = options.storage ?? new MemoryStorage();
   const counters = newCounters();
-  const host = createHost(options, timers, logger, counters);
+  const host = createEngineHost(options, timers, logger, counters);
   const registry = new RoomRegistry({ storage, host, clock, logger, counters, failures: new FailureLog(logger, clock) });
   const ctx: ServerContext = {
     registry,
@@ -289,30 +278,3 @@ export function createServer(options: ServerOptions = {}): RoomsyncServer {
   };
 }
 
-function createHost(options: ServerOptions, timers: Timers, logger: Logger, counters: ServerCounters): EngineHost {
-  const engine = {
-    maxMutationsPerPush: options.maxMutationsPerPush ?? DEFAULT_MAX_MUTATIONS_PER_PUSH,
-    maxTombstones: options.maxTombstonesPerRoom ?? DEFAULT_MAX_TOMBSTONES_PER_ROOM,
-    maxRoomBytes: options.maxRoomBytes ?? DEFAULT_MAX_ROOM_BYTES,
-  };
-  const pace = { sliceMs: options.sliceMs ?? DEFAULT_SLICE_MS, roomBudgetMs: options.roomCpuBudgetMs ?? DEFAULT_ROOM_CPU_BUDGET_MS, windowMs: ROOM_CPU_BUDGET_WINDOW_MS };
-  const mutatorTimeoutMs = options.mutatorTimeoutMs ?? DEFAULT_MUTATOR_TIMEOUT_MS;
-  if (options.mutatorsModule !== undefined) {
-    if (options.mutators !== undefined) throw new TypeError('Give mutators or mutatorsModule, not both');
-    return new WorkerEngineHost({
-      ...engine,
-      mutatorsURL: options.mutatorsModule.url,
-      mutatorsExport: options.mutatorsModule.exportName ?? 'mutators',
-      sliceMs: pace.sliceMs,
-      roomBudgetMs: pace.roomBudgetMs,
-      budgetWindowMs: pace.windowMs,
-      workers: options.roomWorkers ?? Math.max(2, availableParallelism()),
-      mutatorTimeoutMs,
-      timers,
-      logger,
-      counters,
-    });
-  }
-  const guard = timerGuard(timers, mutatorTimeoutMs);
-  return new LocalEngineHost({ ...engine, mutators: { ...conformanceMutators, ...options.mutators } }, new ThreadPace(realPaceClock, pace), () => guard);
-}
