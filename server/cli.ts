@@ -76,7 +76,15 @@ async function main(): Promise<void> {
     ? { mutators: (await import(config.mutatorsModule.url))[config.mutatorsModule.exportName ?? 'mutators'] as MutatorDefs }
     : { mutatorsModule: config.mutatorsModule };
   const server = createServer({ ...config.options, ...mutators, storage, logger, ...(adminKey === undefined ? {} : { adminKey }) });
-  const { url, adminURL } = await server.listen(opts.port, opts.host);
+  let listening;
+  try {
+    listening = await server.listen(opts.port, opts.host);
+  } catch (error) {
+    process.stderr.write(`roomsync server could not start: ${(error as Error).message}\n`);
+    await server.close().catch(() => {});
+    process.exit(1);
+  }
+  const { url, adminURL } = listening;
   process.stdout.write(`roomsync server listening on ${url} admin ${adminURL}\n`);
   if (adminKeyNote !== undefined) process.stdout.write(`${adminKeyNote}\n`);
   logger.info('listening', {

@@ -74,3 +74,12 @@ describe('rooms in worker threads', () => {
     await t.close();
   }, 30_000);
 });
+
+describe('a mutators module that cannot be loaded', () => {
+  it('makes listen fail with the reason, without restarting workers in a loop', async () => {
+    const { createServer } = await import('./index');
+    const server = createServer({ mutatorsModule: { url: new URL('./test-support/hostile-mutators.ts', import.meta.url).href, exportName: 'missing' }, roomWorkers: 1 });
+    await expect(server.listen(0)).rejects.toThrow(/has no export missing holding mutators/);
+    await server.close();
+  }, 30_000);
+});

@@ -44,19 +44,21 @@ class Slot {
   lastSeq = -1;
   strikes = 0;
   stopped = false;
+  started = false;
 
   constructor(setup: Omit<WorkerSetup, 'board'>, onMessage: (slot: Slot, r: WorkerResponse) => void, onDeath: (slot: Slot, error: unknown) => void) {
     this.worker = new Worker(new URL('./worker-boot.mjs', import.meta.url), {
       workerData: { ...setup, board: this.board.buffer, entry: new URL(`./worker-main${extname(import.meta.url)}`, import.meta.url).href },
     });
     this.ready = new Promise((resolve, reject) => {
-      this.worker.once('message', () => resolve());
+      this.worker.on('message', (r: WorkerResponse | { ready: true }) => {
+        if (!('ready' in r)) return onMessage(this, r);
+        this.started = true;
+        resolve();
+      });
       this.worker.once('error', reject);
     });
-    this.ready.then(
-      () => this.worker.on('message', (r: WorkerResponse) => onMessage(this, r)),
-      () => {},
-    );
+    this.ready.catch(() => {});
     this.worker.on('error', (error) => onDeath(this, error));
     this.worker.on('exit', (code) => onDeath(this, new Error(`worker exited with code ${code}`)));
   }
@@ -171,7 +173,9 @@ export class WorkerEngineHost implements EngineHost {
   private onDeath = (slot: Slot, error: unknown): void => {
     if (slot.stopped || this.closing) return;
     this.options.logger.error('room worker failed; its rooms reload from storage', { error });
-    this.replace(slot, 'its worker failed', undefined);
+    // A worker that never started (its mutators module fails to load) is not restarted in a loop: ready() rejects.
+    if (slot.started) this.replace(slot, 'its worker failed', undefined);
+    else this.stop(slot, 'its worker could not start', undefined);
   };
 
   private armWatchdog(): void {
@@ -205,6 +209,12 @@ export class WorkerEngineHost implements EngineHost {
 
   /** Stops a worker, fails its pending requests, and puts a fresh worker in its place. */
   private replace(slot: Slot, reason: string, stuck: { roomID: string; place: MutationPlace } | undefined): void {
+    this.stop(slot, reason, stuck);
+    const index = this.slots.indexOf(slot);
+    if (index !== -1 && !this.closing) this.slots[index] = this.newSlot();
+  }
+
+  private stop(slot: Slot, reason: string, stuck: { roomID: string; place: MutationPlace } | undefined): void {
     slot.stopped = true;
     void slot.worker.terminate();
     for (const roomID of slot.rooms) this.roomSlots.delete(roomID);
@@ -213,8 +223,6 @@ export class WorkerEngineHost implements EngineHost {
       p.reject(new EngineLostError(p.roomID, reason, timedOut));
     }
     slot.pending.clear();
-    const index = this.slots.indexOf(slot);
-    if (index !== -1 && !this.closing) this.slots[index] = this.newSlot();
   }
 
   private newSlot(): Slot {
