@@ -185,7 +185,9 @@ export class Room {
     this.deps.host.close(this.roomID);
     const stored = await this.deps.storage.loadRoom(this.roomID);
     if (stored === undefined) throw new ClientError('RoomNotFound', this.roomID);
-    await this.deps.host.open(this.roomID, stored);
+    // Clients bound at connect but not stored yet stay bound to their users.
+    const bindings = [...this.conns].map((c) => ({ clientID: c.clientID, clientGroupID: c.clientGroupID, userID: c.userID }));
+    await this.deps.host.open(this.roomID, stored, bindings);
     this.open = true;
   }
 

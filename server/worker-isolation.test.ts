@@ -36,6 +36,9 @@ describe('rooms in worker threads', () => {
     const otherRoom = uniqueID('other');
     const a = t.connect({ roomID: stuckRoom });
     await a.ready();
+    // Connected, never pushed: its binding to carol is not stored yet, and must survive the worker's stop.
+    const bystander = t.connect({ roomID: stuckRoom, token: 'carol' });
+    await bystander.ready();
     const b = t.connect({ roomID: otherRoom });
     await b.ready();
     expect(host.workerOf(stuckRoom)).not.toBe(host.workerOf(otherRoom));
@@ -61,6 +64,11 @@ describe('rooms in worker threads', () => {
     await a.acked(4);
     b.mutate('put', { key: 'b2', value: 2 });
     await b.acked(2);
+    const thief = t.connect({ roomID: stuckRoom, token: 'mallory', clientGroupID: bystander.clientGroupID });
+    await thief.ready();
+    thief.push([thief.mutation('put', { key: 'x', value: 1 }, 1, bystander.clientID)]);
+    await thief.until(() => thief.closed);
+    expect(thief.errors).toEqual([['Unauthorized', `Client ${bystander.clientID} belongs to another user`]]);
     await t.close();
   }, 30_000);
 

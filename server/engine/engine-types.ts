@@ -83,8 +83,15 @@ export interface RoomStats {
  * Runs rooms: in this thread or in worker threads. Every call may reject with
  * EngineLostError (the room's state is gone: reopen it from storage and retry).
  */
+/** A client bound at connect whose binding is not stored yet: kept across a reload of the room's state. */
+export interface ClientBinding {
+  readonly clientID: string;
+  readonly clientGroupID: string;
+  readonly userID: string;
+}
+
 export interface EngineHost {
-  open(roomID: string, stored: StoredRoom): Promise<void>;
+  open(roomID: string, stored: StoredRoom, bindings?: readonly ClientBinding[]): Promise<void>;
   /** Forgets the room's state (after a failed commit, a delete, or when it went idle). */
   close(roomID: string): void;
   connect(roomID: string, request: ConnectRequest): Promise<ConnectAnswer>;

@@ -1,5 +1,5 @@
 import type { StoredRoom } from '../storage/types';
-import { EngineLostError, type BatchRequest, type ConnectRequest, type EngineHost } from './engine-types';
+import { EngineLostError, type BatchRequest, type ClientBinding, type ConnectRequest, type EngineHost } from './engine-types';
 import type { MutationGuard } from './mutation-guard';
 import { RoomPacer, type ThreadPace } from './pacer';
 import { RoomEngine, type EngineOptions } from './room-engine';
@@ -14,8 +14,8 @@ export class LocalEngineHost implements EngineHost {
     private readonly guardFor: (roomID: string) => MutationGuard,
   ) {}
 
-  async open(roomID: string, stored: StoredRoom): Promise<void> {
-    this.engines.set(roomID, new RoomEngine(roomID, stored, this.options, this.guardFor(roomID), new RoomPacer(this.pace)));
+  async open(roomID: string, stored: StoredRoom, bindings: readonly ClientBinding[] = []): Promise<void> {
+    this.engines.set(roomID, new RoomEngine(roomID, stored, bindings, this.options, this.guardFor(roomID), new RoomPacer(this.pace)));
   }
 
   close(roomID: string): void {

@@ -9,6 +9,7 @@ import type { StoredClient, StoredRoom } from '../storage/types';
 import type {
   BatchRequest,
   BatchResult,
+  ClientBinding,
   ConnectAnswer,
   ConnectRequest,
   FailedMutation,
@@ -44,6 +45,7 @@ export class RoomEngine {
   constructor(
     readonly roomID: string,
     stored: StoredRoom,
+    bindings: readonly ClientBinding[],
     private readonly options: EngineOptions,
     private readonly guard: MutationGuard,
     private readonly pacer: RoomPacer,
@@ -51,6 +53,11 @@ export class RoomEngine {
     this.data = new RoomData(stored.meta.version, stored.meta.tombstoneHorizon);
     this.data.loadEntries(stored.entries.map((e) => [e.key, { json: e.json, version: e.version }] as const));
     for (const c of stored.clients) this.data.setClient(c.clientID, recordOf(c));
+    for (const b of bindings) {
+      if (this.data.clients.get(b.clientID)?.userID !== undefined) continue;
+      this.data.setClient(b.clientID, { clientGroupID: b.clientGroupID, lastMutationID: this.data.clients.get(b.clientID)?.lastMutationID ?? 0, userID: b.userID });
+      this.unsaved.add(b.clientID);
+    }
   }
 
   get version(): number {

@@ -7,6 +7,7 @@ import {
   EngineLostError,
   type BatchRequest,
   type BatchResult,
+  type ClientBinding,
   type ConnectAnswer,
   type ConnectRequest,
   type EngineHost,
@@ -104,14 +105,14 @@ export class WorkerEngineHost implements EngineHost {
     return slot === undefined ? undefined : this.slots.indexOf(slot);
   }
 
-  async open(roomID: string, stored: StoredRoom): Promise<void> {
+  async open(roomID: string, stored: StoredRoom, bindings: readonly ClientBinding[] = []): Promise<void> {
     this.close(roomID);
     const slot = this.slots.reduce((a, b) => (b.rooms.size < a.rooms.size ? b : a));
     const roomNumber = this.nextRoomNumber++;
     this.roomNumbers.set(roomNumber, roomID);
     this.roomSlots.set(roomID, slot);
     slot.rooms.add(roomID);
-    await this.request(slot, roomID, { op: 'open', roomID, roomNumber, stored });
+    await this.request(slot, roomID, { op: 'open', roomID, roomNumber, stored, bindings });
   }
 
   close(roomID: string): void {

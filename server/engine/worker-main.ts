@@ -28,7 +28,7 @@ async function answer(r: WorkerRequest): Promise<unknown> {
   switch (r.op) {
     case 'open':
       roomNumbers.set(r.roomID, r.roomNumber);
-      return host.open(r.roomID, r.stored);
+      return host.open(r.roomID, r.stored, r.bindings);
     case 'close':
       roomNumbers.delete(r.roomID);
       return host.close(r.roomID);

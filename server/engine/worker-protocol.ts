@@ -1,4 +1,4 @@
-import type { BatchRequest, ConnectRequest } from './engine-types';
+import type { BatchRequest, ClientBinding, ConnectRequest } from './engine-types';
 import type { StoredRoom } from '../storage/types';
 
 /** What a worker needs to run rooms. */
@@ -17,7 +17,14 @@ export interface WorkerSetup {
 }
 
 export type WorkerRequest =
-  | { readonly id: number; readonly op: 'open'; readonly roomID: string; readonly roomNumber: number; readonly stored: StoredRoom }
+  | {
+      readonly id: number;
+      readonly op: 'open';
+      readonly roomID: string;
+      readonly roomNumber: number;
+      readonly stored: StoredRoom;
+      readonly bindings: readonly ClientBinding[];
+    }
   | { readonly id: number; readonly op: 'close'; readonly roomID: string }
   | { readonly id: number; readonly op: 'connect'; readonly roomID: string; readonly request: ConnectRequest }
   | { readonly id: number; readonly op: 'batch'; readonly roomID: string; readonly request: BatchRequest }
