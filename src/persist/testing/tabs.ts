@@ -31,6 +31,9 @@ export interface TabsOptions {
   readonly clock?: FakeClock;
   /** @default a fresh namespace of memory stores */
   readonly provider?: KvProvider;
+  /** The shared store's name and its log's. @default 'data', 'log' */
+  readonly dataName?: string;
+  readonly logName?: string;
   /** No background persist ever runs: only explicit syncs and closes store anything. */
   readonly frozen?: boolean;
 }
@@ -40,6 +43,8 @@ let namespaces = 0;
 /** A place (like one browser profile) where tabs open one shared store. */
 export class Tabs {
   readonly provider: KvProvider;
+  readonly #dataName: string;
+  readonly #logName: string;
   readonly clock: FakeClock;
   readonly #frozen: boolean;
   readonly #open = new Set<Tab>();
@@ -49,16 +54,18 @@ export class Tabs {
   constructor(options: TabsOptions = {}) {
     this.clock = options.clock ?? new FakeClock(1_000_000);
     this.provider = options.provider ?? new MemoryKvProvider(`tabs-${++namespaces}`);
+    this.#dataName = options.dataName ?? 'data';
+    this.#logName = options.logName ?? 'log';
     this.#frozen = options.frozen ?? false;
   }
 
   /** The shared store (opened once: every tab gets a connection of its own, as tabs do). */
   dataKv(): Promise<KvStore> {
-    return this.provider.open('data');
+    return this.provider.open(this.#dataName);
   }
 
   logKv(): Promise<KvStore> {
-    return this.provider.open('log');
+    return this.provider.open(this.#logName);
   }
 
   /** Whether a tab's view follows its own socket (keeps its snapshot on refresh). */
