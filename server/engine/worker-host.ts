@@ -118,10 +118,14 @@ export class WorkerEngineHost implements EngineHost {
   close(roomID: string): void {
     const slot = this.roomSlots.get(roomID);
     if (slot === undefined) return;
-    this.roomSlots.delete(roomID);
+    this.forgetRoom(roomID);
     slot.rooms.delete(roomID);
-    for (const [n, id] of this.roomNumbers) if (id === roomID) this.roomNumbers.delete(n);
     if (!slot.stopped) slot.worker.postMessage({ id: -1, op: 'close', roomID } satisfies WorkerRequest);
+  }
+
+  private forgetRoom(roomID: string): void {
+    this.roomSlots.delete(roomID);
+    for (const [n, id] of this.roomNumbers) if (id === roomID) this.roomNumbers.delete(n);
   }
 
   connect(roomID: string, request: ConnectRequest): Promise<ConnectAnswer> {
@@ -218,7 +222,7 @@ export class WorkerEngineHost implements EngineHost {
   private stop(slot: Slot, reason: string, stuck: { roomID: string; place: MutationPlace } | undefined): void {
     slot.stopped = true;
     void slot.worker.terminate();
-    for (const roomID of slot.rooms) this.roomSlots.delete(roomID);
+    for (const roomID of slot.rooms) this.forgetRoom(roomID);
     for (const p of slot.pending.values()) {
       const timedOut = stuck !== undefined && p.op === 'batch' && p.roomID === stuck.roomID ? stuck.place : undefined;
       p.reject(new EngineLostError(p.roomID, reason, timedOut));
