@@ -57,7 +57,7 @@ describe('quotas', () => {
     expect(await refused('erin')).toEqual(['InvalidConnectionRequest', expect.stringMatching(/this address created 1 rooms recently/)]);
   });
 
-  it('leaves no connection behind when a connect fails or its socket closes while connecting; the room unloads', async () => {
+  it('a room holding a value from before the depth limit: connects succeed without it, leave no connection behind, and the room unloads', async () => {
     // A room stored before values had a depth limit: 100,000 levels, which a recursive walk cannot copy or encode.
     const storage = new MemoryStorage();
     const roomID = uniqueID('legacy');
@@ -76,6 +76,10 @@ describe('quotas', () => {
     await new Promise((r) => raw.on('close', r));
     for (let i = 0; i < 50 && (await roomStats(roomID)).room !== undefined; i++) await new Promise((r) => setTimeout(r, 10));
     expect(await roomStats(roomID)).toEqual({ connections: 0, room: undefined });
+    // The value no client would accept is not served: a conforming client joins the room.
+    const c = t.connect({ roomID });
+    await c.ready();
+    expect(c.state.has('deep')).toBe(false);
   });
 
   it('closes a connection that stays silent (no frame, no pong) for the idle timeout', async () => {

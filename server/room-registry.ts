@@ -1,4 +1,4 @@
-import { Room, type RoomDeps } from './room';
+import { reportUnservable, Room, type RoomDeps } from './room';
 
 /**
  * The rooms held in memory: loaded from storage on first use, dropped when
@@ -53,7 +53,7 @@ export class RoomRegistry {
       stored = await storage.loadRoom(roomID);
       if (stored === undefined) return undefined;
     }
-    await host.open(roomID, stored);
+    reportUnservable(this.deps.logger, roomID, await host.open(roomID, stored));
     const room = new Room(roomID, stored.meta.closed, {
       ...this.deps,
       onBroken: (r) => this.forget(roomID, r),

@@ -3,7 +3,15 @@ import { CLOSE_INTERNAL_ERROR, type ClientConnection } from './client-connection
 import type { Clock } from './clock';
 import { ClientError, StorageError } from './errors';
 import type { FailureLog } from './failure-log';
-import { EngineLostError, type BatchRequest, type BatchResult, type EngineHost, type MutationPlace, type RoomStats } from './engine/engine-types';
+import {
+  EngineLostError,
+  type BatchRequest,
+  type BatchResult,
+  type EngineHost,
+  type MutationPlace,
+  type OpenReport,
+  type RoomStats,
+} from './engine/engine-types';
 import type { Logger } from './logger';
 import { PokeFrames, pokeText } from './poke-frames';
 import type { ServerCounters } from './stats';
@@ -187,7 +195,7 @@ export class Room {
     if (stored === undefined) throw new ClientError('RoomNotFound', this.roomID);
     // Clients bound at connect but not stored yet stay bound to their users.
     const bindings = [...this.conns].map((c) => ({ clientID: c.clientID, clientGroupID: c.clientGroupID, userID: c.userID }));
-    await this.deps.host.open(this.roomID, stored, bindings);
+    reportUnservable(this.deps.logger, this.roomID, await this.deps.host.open(this.roomID, stored, bindings));
     this.open = true;
   }
 
@@ -291,4 +299,14 @@ export class Room {
     this.conns.clear();
     this.deps.onBroken(this);
   }
+}
+
+/** Stored values no client accepts (written before the depth limit) are not served: say so once per load. */
+export function reportUnservable(logger: Logger, roomID: string, report: OpenReport): void {
+  if (report.unservable.length === 0) return;
+  logger.error('stored values nest deeper than clients accept; they are not served (rewrite or delete them)', {
+    roomID,
+    keys: report.unservable.slice(0, 20),
+    count: report.unservable.length,
+  });
 }

@@ -90,8 +90,13 @@ export interface ClientBinding {
   readonly userID: string;
 }
 
+export interface OpenReport {
+  readonly unservable: readonly string[];
+}
+
 export interface EngineHost {
-  open(roomID: string, stored: StoredRoom, bindings?: readonly ClientBinding[]): Promise<void>;
+  /** Loads a room's state; answers the keys of stored values it will not serve (deeper than any client accepts). */
+  open(roomID: string, stored: StoredRoom, bindings?: readonly ClientBinding[]): Promise<OpenReport>;
   /** Forgets the room's state (after a failed commit, a delete, or when it went idle). */
   close(roomID: string): void;
   connect(roomID: string, request: ConnectRequest): Promise<ConnectAnswer>;

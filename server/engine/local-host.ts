@@ -1,5 +1,5 @@
 import type { StoredRoom } from '../storage/types';
-import { EngineLostError, type BatchRequest, type ClientBinding, type ConnectRequest, type EngineHost } from './engine-types';
+import { EngineLostError, type BatchRequest, type ClientBinding, type ConnectRequest, type EngineHost, type OpenReport } from './engine-types';
 import type { MutationGuard } from './mutation-guard';
 import { RoomPacer, type ThreadPace } from './pacer';
 import { RoomEngine, type EngineOptions } from './room-engine';
@@ -14,8 +14,10 @@ export class LocalEngineHost implements EngineHost {
     private readonly guardFor: (roomID: string) => MutationGuard,
   ) {}
 
-  async open(roomID: string, stored: StoredRoom, bindings: readonly ClientBinding[] = []): Promise<void> {
-    this.engines.set(roomID, new RoomEngine(roomID, stored, bindings, this.options, this.guardFor(roomID), new RoomPacer(this.pace)));
+  async open(roomID: string, stored: StoredRoom, bindings: readonly ClientBinding[] = []): Promise<OpenReport> {
+    const engine = new RoomEngine(roomID, stored, bindings, this.options, this.guardFor(roomID), new RoomPacer(this.pace));
+    this.engines.set(roomID, engine);
+    return { unservable: engine.unservable };
   }
 
   close(roomID: string): void {

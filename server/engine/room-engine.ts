@@ -1,8 +1,10 @@
+import { MAX_JSON_VALUE_DEPTH } from '../../protocol/constants';
 import type { MutatorDefs } from '../../src/db/transaction-types';
 import type { Mutation } from '../../src/protocol';
 import type { AuthData } from '../auth/auth';
 import { BatchWriter } from '../batch-writer';
 import { ClientError, RoomSizeLimitError, UnknownMutatorError } from '../errors';
+import { jsonTextDeeperThan } from '../json-text-depth';
 import { RoomData, type ClientRecord } from '../room-data';
 import { ServerTransaction } from '../server-transaction';
 import type { StoredClient, StoredRoom } from '../storage/types';
@@ -41,6 +43,8 @@ export class RoomEngine {
   private readonly data: RoomData;
   /** Clients bound at connect whose record is not stored yet (stored with the next batch). */
   private readonly unsaved = new Set<string>();
+  /** Stored values that nest deeper than any client accepts (written before the limit): not served. */
+  readonly unservable: readonly string[];
 
   constructor(
     readonly roomID: string,
@@ -51,7 +55,14 @@ export class RoomEngine {
     private readonly pacer: RoomPacer,
   ) {
     this.data = new RoomData(stored.meta.version, stored.meta.tombstoneHorizon);
-    this.data.loadEntries(stored.entries.map((e) => [e.key, { json: e.json, version: e.version }] as const));
+    const unservable: string[] = [];
+    const servable = stored.entries.filter((e) => {
+      const deep = e.json !== undefined && jsonTextDeeperThan(e.json, MAX_JSON_VALUE_DEPTH);
+      if (deep) unservable.push(e.key);
+      return !deep;
+    });
+    this.unservable = unservable;
+    this.data.loadEntries(servable.map((e) => [e.key, { json: e.json, version: e.version }] as const));
     for (const c of stored.clients) this.data.setClient(c.clientID, recordOf(c));
     for (const b of bindings) {
       if (this.data.clients.get(b.clientID)?.userID !== undefined) continue;

@@ -12,6 +12,7 @@ import {
   type ConnectRequest,
   type EngineHost,
   type MutationPlace,
+  type OpenReport,
   type PullAnswer,
   type RoomStats,
 } from './engine-types';
@@ -105,14 +106,14 @@ export class WorkerEngineHost implements EngineHost {
     return slot === undefined ? undefined : this.slots.indexOf(slot);
   }
 
-  async open(roomID: string, stored: StoredRoom, bindings: readonly ClientBinding[] = []): Promise<void> {
+  async open(roomID: string, stored: StoredRoom, bindings: readonly ClientBinding[] = []): Promise<OpenReport> {
     this.close(roomID);
     const slot = this.slots.reduce((a, b) => (b.rooms.size < a.rooms.size ? b : a));
     const roomNumber = this.nextRoomNumber++;
     this.roomNumbers.set(roomNumber, roomID);
     this.roomSlots.set(roomID, slot);
     slot.rooms.add(roomID);
-    await this.request(slot, roomID, { op: 'open', roomID, roomNumber, stored, bindings });
+    return (await this.request(slot, roomID, { op: 'open', roomID, roomNumber, stored, bindings })) as OpenReport;
   }
 
   close(roomID: string): void {
