@@ -10,6 +10,7 @@ import { mutationGapChecks } from './mutation-gap';
 import { optionalChecks } from './optional';
 import { pushPokeChecks } from './push-poke';
 import { recoveryPullChecks } from './recovery-pull';
+import { recoveryPushChecks } from './recovery-push';
 
 /** Every check, in the order the report lists them. */
 export const ALL_CHECKS: readonly Check[] = [
@@ -22,6 +23,7 @@ export const ALL_CHECKS: readonly Check[] = [
   ...invalidMessageChecks,
   ...catchUpChecks,
   ...recoveryPullChecks,
+  ...recoveryPushChecks,
   ...convergenceChecks,
   ...optionalChecks,
 ];
