@@ -16,6 +16,7 @@ import {
   type PullAnswer,
   type RoomStats,
 } from './engine-types';
+import { Outbox } from './outbox';
 import { BOARD_MUTATION, BOARD_PUSH, BOARD_ROOM, BOARD_RUNNING, BOARD_SEQ, BOARD_SLOTS } from './mutation-guard';
 import type { WorkerRequest, WorkerResponse, WorkerSetup } from './worker-protocol';
 
@@ -42,6 +43,7 @@ class Slot {
   readonly rooms = new Set<string>();
   readonly pending = new Map<number, Pending>();
   readonly worker: Worker;
+  readonly outbox: Outbox<WorkerRequest>;
   readonly ready: Promise<void>;
   lastSeq = -1;
   strikes = 0;
@@ -52,9 +54,13 @@ class Slot {
     this.worker = new Worker(new URL('./worker-boot.mjs', import.meta.url), {
       workerData: { ...setup, board: this.board.buffer, entry: new URL(`./worker-main${extname(import.meta.url)}`, import.meta.url).href },
     });
+    this.outbox = new Outbox((requests) => this.worker.postMessage(requests));
     this.ready = new Promise((resolve, reject) => {
-      this.worker.on('message', (r: WorkerResponse | { ready: true }) => {
-        if (!('ready' in r)) return onMessage(this, r);
+      this.worker.on('message', (r: WorkerResponse[] | { ready: true }) => {
+        if (Array.isArray(r)) {
+          for (const response of r) onMessage(this, response);
+          return;
+        }
         this.started = true;
         resolve();
       });
@@ -121,7 +127,7 @@ export class WorkerEngineHost implements EngineHost {
     if (slot === undefined) return;
     this.forgetRoom(roomID);
     slot.rooms.delete(roomID);
-    if (!slot.stopped) slot.worker.postMessage({ id: -1, op: 'close', roomID } satisfies WorkerRequest);
+    if (!slot.stopped) slot.outbox.send({ id: -1, op: 'close', roomID });
   }
 
   private forgetRoom(roomID: string): void {
@@ -162,7 +168,7 @@ export class WorkerEngineHost implements EngineHost {
     const id = this.nextID++;
     return new Promise((resolve, reject) => {
       slot.pending.set(id, { roomID, op: request.op, resolve, reject });
-      slot.worker.postMessage({ ...request, id } as WorkerRequest);
+      slot.outbox.send({ ...request, id } as WorkerRequest);
       this.armWatchdog();
     });
   }

@@ -5,6 +5,7 @@ import { conformanceMutators } from '../conformance-mutators';
 import { EngineLostError } from './engine-types';
 import { LocalEngineHost } from './local-host';
 import { boardGuard } from './mutation-guard';
+import { Outbox } from './outbox';
 import { realPaceClock, ThreadPace } from './pacer';
 import type { WorkerRequest, WorkerResponse, WorkerSetup } from './worker-protocol';
 
@@ -44,13 +45,16 @@ async function answer(r: WorkerRequest): Promise<unknown> {
 }
 
 const port = parentPort!;
-port.on('message', (r: WorkerRequest) => {
-  answer(r).then(
-    (value) => port.postMessage({ id: r.id, ok: true, value } satisfies WorkerResponse),
-    (error: unknown) => {
-      const e = error instanceof Error ? error : new Error(String(error));
-      port.postMessage({ id: r.id, ok: false, error: { name: e.name, message: e.message, lost: error instanceof EngineLostError } } satisfies WorkerResponse);
-    },
-  );
+const outbox = new Outbox<WorkerResponse>((responses) => port.postMessage(responses));
+port.on('message', (requests: WorkerRequest[]) => {
+  for (const r of requests) {
+    answer(r).then(
+      (value) => outbox.send({ id: r.id, ok: true, value }),
+      (error: unknown) => {
+        const e = error instanceof Error ? error : new Error(String(error));
+        outbox.send({ id: r.id, ok: false, error: { name: e.name, message: e.message, lost: error instanceof EngineLostError } });
+      },
+    );
+  }
 });
 port.postMessage({ ready: true });
