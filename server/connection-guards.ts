@@ -71,7 +71,7 @@ export class IdleWatch {
   }
 
   private look(): void {
-    if (this.stopped) return;
+    if (this.stopped || this.ws.readyState !== this.ws.OPEN) return;
     if (this.active) {
       this.active = false;
       this.pinged = false;
