@@ -3,6 +3,8 @@ import type { LogContext, LogLevel, LogSink } from './log-sink';
 /** The part of `console` the console sink writes to (injectable for tests). */
 export interface ConsoleLike {
   error(...args: unknown[]): void;
+  /** Absent in older test doubles: warnings then go to `error`. */
+  warn?(...args: unknown[]): void;
   info(...args: unknown[]): void;
   debug(...args: unknown[]): void;
 }
@@ -12,8 +14,9 @@ export function createConsoleSink(target: ConsoleLike = console): LogSink {
   return {
     log(level: LogLevel, context: LogContext | undefined, ...args: unknown[]): void {
       const prefix = formatContext(context);
-      if (prefix === '') target[level](...args);
-      else target[level](prefix, ...args);
+      const write = level === 'warn' ? (target.warn ?? target.error) : target[level];
+      if (prefix === '') write.call(target, ...args);
+      else write.call(target, prefix, ...args);
     },
   };
 }

@@ -1,6 +1,10 @@
-import type { LogLevel } from '../../protocol/client-options';
+import type { LogLevel as ProtocolLogLevel } from '../../protocol/client-options';
 
-export type { LogLevel };
+/**
+ * How much a logger writes, and the level of a line: 'error' (something stopped
+ * working), 'warn' (degraded, or a retry after a failure), 'info', 'debug'.
+ */
+export type LogLevel = ProtocolLogLevel | 'warn';
 
 /** Key/value pairs a logger prepends to every line (roomID, clientID, wsid, requestID…). */
 export type LogContext = Readonly<Record<string, string | number | undefined>>;

@@ -23,6 +23,17 @@ describe('Logger', () => {
     expect(b.lines).toEqual(a.lines);
   });
 
+  it('ranks warn between error and info', () => {
+    const sink = recordingSink();
+    const logger = new Logger('warn', [sink]);
+    logger.error?.('e');
+    logger.warn?.('w');
+    logger.info?.('i');
+    expect(sink.lines.map(([level]) => level)).toEqual(['error', 'warn']);
+    expect(new Logger('error', [sink]).warn).toBeUndefined();
+    expect(new Logger('info', [sink]).warn).toBeTypeOf('function');
+  });
+
   it('leaves disabled levels undefined so their arguments are never evaluated', () => {
     const logger = new Logger('error', [recordingSink()]);
     let evaluated = false;
@@ -54,6 +65,17 @@ describe('Logger', () => {
 });
 
 describe('console sink', () => {
+  it('writes warnings to console.warn, or to console.error where a console has no warn', () => {
+    const calls: unknown[][] = [];
+    const write = (name: string) => (...args: unknown[]) => calls.push([name, ...args]);
+    createConsoleSink({ error: write('error'), warn: write('warn'), info: write('info'), debug: write('debug') }).log('warn', undefined, 'careful');
+    createConsoleSink({ error: write('error'), info: write('info'), debug: write('debug') }).log('warn', { roomID: 'r' }, 'careful');
+    expect(calls).toEqual([
+      ['warn', 'careful'],
+      ['error', 'roomID=r', 'careful'],
+    ]);
+  });
+
   it('writes to the console method of the level, context first', () => {
     const calls: unknown[][] = [];
     const target = {

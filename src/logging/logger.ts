@@ -11,6 +11,7 @@ export class Logger {
   readonly level: LogLevel;
   readonly context: LogContext | undefined;
   readonly error: LogFunction | undefined;
+  readonly warn: LogFunction | undefined;
   readonly info: LogFunction | undefined;
   readonly debug: LogFunction | undefined;
   readonly #sinks: readonly LogSink[];
@@ -20,6 +21,7 @@ export class Logger {
     this.context = context;
     this.#sinks = sinks;
     this.error = this.#writer('error');
+    this.warn = this.#writer('warn');
     this.info = this.#writer('info');
     this.debug = this.#writer('debug');
   }
