@@ -84,7 +84,8 @@ describe('invalid frames', () => {
     await h.connectLast();
     h.socket.deliverText(text);
     expect(h.socket.closedByClient?.reason).toBe('InvalidMessage');
-    expect(h.errorLines()).toContain('Invalid message from the server');
+    expect(h.linesAt('warn')).toContain('Invalid message from the server');
+    expect(h.errorLines()).toEqual([]);
     await h.clock.advance(5 * SECOND);
     expect(h.sockets).toHaveLength(2);
   });
@@ -113,7 +114,7 @@ describe('socket close', () => {
     h.socket.drop(false);
     expect(await second).toMatchObject({ kind: 'AbruptClose' });
     expect(h.metrics.states.get(LAST_CONNECT_ERROR)).toBe('AbruptClose');
-    expect(h.logs.some((line) => line.args[0] === 'Disconnected: AbruptClose')).toBe(true);
+    expect(h.linesAt('warn')).toEqual(['Could not connect: CleanClose', 'Could not connect: AbruptClose']);
   });
 
   it('close() closes the socket, rejects waiters and stops everything', async () => {

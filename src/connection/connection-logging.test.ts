@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { Logger } from '../logging/logger';
 import type { LogContext, LogLevel, LogSink } from '../logging/log-sink';
+import { RECONNECT_JITTER_MAX_MS } from './backoff';
 import { Connection } from './connection';
 import { FakeClock } from './testing/fake-clock';
 import { FakeSocketServer } from './testing/fake-socket';
@@ -43,14 +44,27 @@ describe('connection logging', () => {
     expect(find('Connected')?.context).toEqual({ clientID: 'c1', roomID: 'r1', wsid: socket.wsid });
     expect(find('Pushed 1 mutation')?.context).toMatchObject({ wsid: socket.wsid, requestID: expect.stringMatching(/^[\w-]{21}$/) });
     expect(find('Applied poke')?.context).toMatchObject({ wsid: socket.wsid, requestID: 'poke-req' });
-    expect(find('Disconnected: AbruptClose')).toMatchObject({ level: 'error', context: { wsid: socket.wsid } });
+    expect(find('Disconnected: AbruptClose')).toMatchObject({ level: 'info', context: { wsid: socket.wsid } });
   });
 
-  it('writes only errors at the error level', async () => {
+  it('logs a dropped connection as info and a failed reconnect attempt as warn', async () => {
+    const { lines, clock, server } = setup('warn');
+    await clock.advance(0);
+    server.last.connect();
+    server.last.drop();
+    expect(lines).toEqual([]);
+    await clock.advance(RECONNECT_JITTER_MAX_MS);
+    server.last.drop();
+    expect(lines.map((line) => [line.level, line.args[0]])).toEqual([['warn', 'Could not connect: AbruptClose']]);
+  });
+
+  it('keeps the error level for what stops the client syncing', async () => {
     const { lines, clock, server } = setup('error');
     await clock.advance(0);
     server.last.connect();
     server.last.drop();
-    expect(lines.map((line) => line.level)).toEqual(['error']);
+    await clock.advance(RECONNECT_JITTER_MAX_MS);
+    server.last.error('VersionNotSupported');
+    expect(lines.map((line) => [line.level, line.args[0]])).toEqual([['error', 'Stopped connecting: UpdateNeeded']]);
   });
 });

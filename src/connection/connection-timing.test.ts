@@ -8,13 +8,14 @@ import {
 } from '../../protocol/constants';
 import { LAST_CONNECT_ERROR, TIME_TO_CONNECT_MS } from '../metrics/metric-names';
 import { encodeAuthSubprotocol } from '../protocol/connect-request';
+import { RECONNECT_JITTER_MAX_MS } from './backoff';
 import { TimeoutError } from './errors';
 import { Harness } from './testing/harness';
 
 const SECOND = 1000;
 
-/** Drops every socket as soon as it appears, stepping time by 1 s up to `untilMs`. */
-async function failEveryAttempt(h: Harness, untilMs: number): Promise<void> {
+/** Drops every socket as soon as it appears, stepping time by `stepMs` up to `untilMs`. */
+async function failEveryAttempt(h: Harness, untilMs: number, stepMs = SECOND): Promise<void> {
   const failed = new Set<unknown>();
   while (h.clock.now() < untilMs) {
     await h.settle();
@@ -23,7 +24,7 @@ async function failEveryAttempt(h: Harness, untilMs: number): Promise<void> {
       failed.add(socket);
       socket.drop();
     }
-    await h.clock.advance(SECOND);
+    await h.clock.advance(stepMs);
   }
 }
 
@@ -65,7 +66,7 @@ describe('connect request', () => {
     h.socket.connect('someone-else');
     await h.settle();
     expect(h.connection.phase).toBe('connected');
-    expect(h.errorLines().some((line) => line.includes('someone-else'))).toBe(true);
+    expect(h.linesAt('warn').some((line) => line.includes('someone-else'))).toBe(true);
   });
 });
 
@@ -82,9 +83,77 @@ describe('back-off', () => {
     await h.clock.advanceTo(35 * SECOND);
     h.socket.connect();
     await h.settle();
-    h.socket.drop();
+    await h.clock.advance(SECOND);
+    h.socket.error('RoomClosed');
     await h.clock.advance(5 * SECOND);
-    expect(h.server.openedAt.map((ms) => ms / SECOND)).toEqual([0, 5, 15, 35, 40]);
+    expect(h.server.openedAt.map((ms) => ms / SECOND)).toEqual([0, 5, 15, 35, 41]);
+  });
+
+  it('reconnects within a second after a connected socket drops; the back-off starts from the first failed attempt', async () => {
+    const h = new Harness();
+    await h.connectLast();
+    await h.clock.advance(3 * SECOND);
+    h.socket.drop();
+    await failEveryAttempt(h, 60 * SECOND, 10);
+    // The jitter (190 ms) comes from the seeded random source; every retry after it backs off.
+    expect(h.server.openedAt.map((ms) => ms / SECOND)).toEqual([0, 3.19, 8.19, 18.19, 38.19]);
+  });
+
+  it('reconnects after a drop of any kind: clean or abrupt close, ping timeout, out-of-order poke', async () => {
+    const drops: ((h: Harness) => Promise<void>)[] = [
+      async (h) => h.socket.drop(true),
+      async (h) => h.socket.drop(false),
+      async (h) => h.clock.advance(PING_INTERVAL_MS + PONG_DEADLINE_MS),
+      async (h) => h.socket.deliver(['poke', { baseCookie: 7, cookie: 8, lastMutationIDChanges: {}, patch: [], requestID: 'r' }]),
+    ];
+    for (const drop of drops) {
+      const h = new Harness();
+      await h.connectLast();
+      const droppedAt = h.clock.now();
+      await drop(h);
+      await h.settle();
+      expect(h.connection.phase).toBe('disconnected');
+      await h.clock.advance(RECONNECT_JITTER_MAX_MS);
+      expect(h.sockets).toHaveLength(2);
+      expect(h.sockets[1]!.openedAt - droppedAt).toBeLessThan(PING_INTERVAL_MS + PONG_DEADLINE_MS + RECONNECT_JITTER_MAX_MS);
+    }
+  });
+
+  it('keeps the back-off for an error frame after connected: the server refused something', async () => {
+    const h = new Harness();
+    await h.connectLast();
+    h.socket.error('InvalidPush', 'too big');
+    await h.clock.advance(5 * SECOND - 1);
+    expect(h.sockets).toHaveLength(1);
+    await h.clock.advance(1);
+    expect(h.server.openedAt).toEqual([0, 5 * SECOND]);
+  });
+
+  it('is connected again within a second of a restarted server being back', async () => {
+    const h = new Harness();
+    await h.connectLast();
+    await h.clock.advance(3 * SECOND);
+    h.socket.drop(true, 1001); // the server shuts down: close 1001 "going away"
+    const backAt = h.clock.now(); // and is back at once
+    for (let ms = 0; ms < RECONNECT_JITTER_MAX_MS && h.connection.phase !== 'connected'; ms += 10) {
+      await h.clock.advance(10);
+      if (h.sockets.length === 2 && h.socket.readyState === 0) h.socket.connect();
+      await h.settle();
+    }
+    expect(h.connection.phase).toBe('connected');
+    expect(h.clock.now() - backAt).toBeLessThan(RECONNECT_JITTER_MAX_MS);
+  });
+
+  it('spreads reconnects after a drop over [0, 1 s) with the injected random source', async () => {
+    const delays: number[] = [];
+    for (const random of [0, 0.25, 0.999999]) {
+      const h = new Harness({ random: () => random });
+      await h.connectLast();
+      h.socket.drop();
+      await h.clock.advance(RECONNECT_JITTER_MAX_MS);
+      delays.push(h.sockets[1]!.openedAt);
+    }
+    expect(delays).toEqual([0, 250, 999]);
   });
 
   it('is skipped by reconnect() and by the network coming back', async () => {

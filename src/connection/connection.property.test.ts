@@ -15,7 +15,7 @@ type Command =
   | { readonly type: 'advance'; readonly ms: number };
 
 const command: fc.Arbitrary<Command> = fc.oneof(
-  { weight: 4, arbitrary: fc.record({ type: fc.constant('mutate' as const), count: fc.integer({ min: 1, max: 3 }) }) },
+  { weight: 4, arbitrary: fc.record({ type: fc.constant('mutate' as const), count: fc.integer({ min: 1, max: 8 }) }) },
   { weight: 4, arbitrary: fc.constant({ type: 'read' as const }) },
   { weight: 3, arbitrary: fc.constant({ type: 'poke' as const }) },
   { weight: 1, arbitrary: fc.constant({ type: 'badPoke' as const }) },
@@ -25,10 +25,14 @@ const command: fc.Arbitrary<Command> = fc.oneof(
   { weight: 2, arbitrary: fc.record({ type: fc.constant('advance' as const), ms: fc.integer({ min: 0, max: 20_000 }) }) },
 );
 
+/** Small, so that pushes split and the window of frames in flight fills. */
+const MAX_MUTATIONS_PER_PUSH = 2;
+
 /**
  * A server that checks what arrives on the wire: per socket, mutation ids
- * strictly increasing; across sockets, no gap after what it has processed.
- * Frames it has not read when a socket drops are lost in flight.
+ * strictly increasing; across sockets, no gap after what it has processed;
+ * no push over the limit. Frames it has not read when a socket drops are
+ * lost in flight.
  */
 class CheckingServer {
   processed = 0;
@@ -89,6 +93,7 @@ class CheckingServer {
           if (socket === this.live) socket.deliver(['pong', {}]);
           continue;
         }
+        expect(message[1].mutations.length, 'no push over the limit').toBeLessThanOrEqual(MAX_MUTATIONS_PER_PUSH);
         for (const mutation of message[1].mutations) {
           const last = this.#lastOnSocket.get(socket) ?? 0;
           expect(mutation.id, 'ids strictly increase on a socket').toBeGreaterThan(last);
@@ -103,7 +108,7 @@ class CheckingServer {
 }
 
 async function run(commands: readonly Command[]): Promise<void> {
-  const h = new Harness();
+  const h = new Harness({ pushLimits: { maxMutations: MAX_MUTATIONS_PER_PUSH, maxFrameBytes: 1024 * 1024 } });
   const server = new CheckingServer(h);
   let created = 0;
   const step = () => h.settle();
@@ -153,7 +158,7 @@ async function run(commands: readonly Command[]): Promise<void> {
 }
 
 describe('connection property', () => {
-  it('never loses, duplicates or reorders a mutation on the wire across drops, bad pokes and reconnects', async () => {
+  it('never loses, duplicates or reorders a mutation on the wire, nor exceeds the push limit, across drops, bad pokes and reconnects', async () => {
     await fc.assert(fc.asyncProperty(fc.array(command, { maxLength: 40 }), run), { numRuns: 150 });
   });
 });

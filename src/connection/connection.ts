@@ -1,4 +1,5 @@
 import { REFLECT_PUSH_DELAY_MS } from '../../protocol/constants';
+import type { LogLevel } from '../logging/log-sink';
 import { silentLogger, type Logger } from '../logging/logger';
 import { ConnectionMetrics } from '../metrics/connection-metrics';
 import { noopMetrics, type Metrics } from '../metrics/metrics';
@@ -24,6 +25,7 @@ import type { ConnectionEvent, TimerName } from './events';
 import { NamedTimers } from './named-timers';
 import { PokeQueue } from './poke-queue';
 import { PullRequests } from './pull-requests';
+import type { PushLimits } from './push-limits';
 import { Pusher } from './pusher';
 import { randomID } from './random-id';
 import { NORMAL_CLOSURE, SOCKET_OPEN, type SocketLike } from './socket';
@@ -52,10 +54,17 @@ export interface ConnectionOptions {
   readonly metrics?: Metrics;
   /** Wait before pushing after a local mutation; 0 sends in the same microtask batch. @default REFLECT_PUSH_DELAY_MS */
   readonly pushDelayMs?: number;
+  /** Largest push frames to send (what every server accepts). @default DEFAULT_PUSH_LIMITS */
+  readonly pushLimits?: PushLimits;
   readonly onOnlineChange?: (online: boolean) => void;
   readonly onUpdateNeeded?: (reason: UpdateNeededReason) => void;
   readonly onClientStateNotFound?: () => void;
 }
+
+/** A poke that leaves at most this many pending mutations to replay is never held back. */
+export const POKE_HOLD_MIN_REPLAYS = 1000;
+/** How long pokes may wait for a backlog to drain before they go in as soon as they acknowledge half of what is left. */
+export const POKE_HOLD_MAX_MS = 10_000;
 
 /** Ends of an attempt that are not connect errors (for the last-connect-error metric). */
 const NOT_CONNECT_ERRORS: ReadonlySet<string> = new Set(['Hidden', 'ClientClosed', 'ClientDisconnected']);
@@ -103,7 +112,11 @@ export class Connection {
     this.#logger = (options.logger ?? silentLogger).withContext('clientID', options.clientID).withContext('roomID', options.roomID);
     this.#metrics = new ConnectionMetrics(options.metrics ?? noopMetrics);
     this.#timers = new NamedTimers(this.#env.timers);
-    this.#pokes = new PokeQueue((socketID, body) => this.#applyPoke(socketID, body));
+    this.#pokes = new PokeQueue(
+      (socketID, body) => this.#applyPoke(socketID, body),
+      (body, waitedMs) => this.#holdPoke(body, waitedMs),
+      () => this.#env.clock.monotonicNow(),
+    );
     this.#pulls = new PullRequests(this.#env.timers, (socketID) => {
       if (this.#isCurrent(socketID)) this.#dispatch({ type: 'disconnect', error: new TimeoutError('PullTimeout') });
     });
@@ -115,10 +128,16 @@ export class Connection {
       clientGroupID: options.clientGroupID,
       schemaVersion: options.schemaVersion,
       pushDelayMs: options.pushDelayMs ?? REFLECT_PUSH_DELAY_MS,
+      ...(options.pushLimits === undefined ? {} : { limits: options.pushLimits }),
+      onSettled: () => this.#pokes.release(),
       channel: () => {
         const socket = this.#socket;
         if (this.#state.phase !== 'connected' || socket === null) return null;
-        return { logger: socket.logger, send: (message, logger) => this.#send({ ...socket, logger }, message) };
+        return {
+          logger: socket.logger,
+          sendPush: (text, logger) => this.#sendText({ ...socket, logger }, 'push', text),
+          bufferedBytes: () => socket.socket.bufferedAmount ?? 0,
+        };
       },
     });
     this.#state = initialState(this.#env.visibility.visible, this.#env.network.online);
@@ -217,7 +236,7 @@ export class Connection {
     try {
       for (let next = this.#events.shift(); next !== undefined; next = this.#events.shift()) {
         const before = this.#state;
-        const { state, effects } = transition(before, next, this.#env.clock.monotonicNow());
+        const { state, effects } = transition(before, next, this.#env.clock.monotonicNow(), this.#env.random);
         this.#state = state;
         for (const effect of effects) this.#perform(effect);
         if (state !== before) this.#notifyState(state);
@@ -269,6 +288,7 @@ export class Connection {
         this.#settleAttempt(effect.error);
         return;
       case 'poke':
+        this.#pusher.acknowledged(effect.body.lastMutationIDChanges);
         this.#pokes.enqueue(effect.socketID, effect.body);
         return;
       case 'pullResponse':
@@ -334,7 +354,7 @@ export class Connection {
       const protocol = encodeAuthSubprotocol(token);
       socket = protocol === undefined ? new this.#env.WebSocket(url) : new this.#env.WebSocket(url, protocol);
     } catch (error) {
-      logger.error?.('Could not open a socket', error);
+      logger.warn?.('Could not open a socket', error);
       this.#dispatch({ type: 'socketError', socketID });
       return;
     }
@@ -352,7 +372,7 @@ export class Connection {
       message = decodeDownstream(data as string);
     } catch (error) {
       const invalid = error instanceof InvalidMessageError ? error : new InvalidMessageError(String(error), '');
-      this.#socket?.logger.error?.('Invalid message from the server', invalid.message);
+      this.#socket?.logger.warn?.('Invalid message from the server', invalid.message);
       this.#dispatch({ type: 'socketInvalidMessage', socketID, error: invalid });
       return;
     }
@@ -377,13 +397,17 @@ export class Connection {
   }
 
   #send(target: OpenSocket, message: Upstream): boolean {
+    return this.#sendText(target, message[0], encodeUpstream(message));
+  }
+
+  #sendText(target: OpenSocket, name: Upstream[0], text: string): boolean {
     try {
       if (target.socket.readyState !== SOCKET_OPEN) throw new Error(`socket not open (readyState ${target.socket.readyState})`);
-      target.socket.send(encodeUpstream(message));
+      target.socket.send(text);
       return true;
     } catch (cause) {
-      const error = message[0] === 'push' ? new PushError({ cause }) : new ConnectionError('AbruptClose', `Failed to send ${message[0]}`, { cause });
-      target.logger.error?.(error.message, cause);
+      const error = name === 'push' ? new PushError({ cause }) : new ConnectionError('AbruptClose', `Failed to send ${name}`, { cause });
+      target.logger.warn?.(error.message, cause);
       this.#dispatch({ type: 'disconnect', error });
       return false;
     }
@@ -408,6 +432,24 @@ export class Connection {
       logger.error?.('Failed to apply a poke', error);
       if (this.#isCurrent(socketID)) this.#dispatch({ type: 'disconnect', error: new PokeError({ cause: error }) });
     }
+  }
+
+  /**
+   * Applying a poke replays every pending mutation it leaves. While a long
+   * backlog drains (acknowledgements still to come, many mutations left), pokes
+   * wait and merge: up to POKE_HOLD_MAX_MS, then for as long as they would
+   * leave more to replay than they acknowledge. The replays stay within about
+   * the backlog once instead of growing with its square; the price is that
+   * others' changes show when the drain is through (or halfway, past the cap).
+   */
+  #holdPoke(body: PokeBody, waitedMs: number): boolean {
+    if (!this.#pusher.awaitingAcks) return false;
+    const { syncTarget, clientID } = this.#options;
+    const pending = syncTarget.pendingMutationCount ?? syncTarget.pendingMutations().length;
+    const acknowledged = Math.max(0, (body.lastMutationIDChanges[clientID] ?? 0) - syncTarget.lastMutationID());
+    const left = pending - acknowledged;
+    if (left <= POKE_HOLD_MIN_REPLAYS) return false;
+    return waitedMs < POKE_HOLD_MAX_MS || acknowledged < left;
   }
 
   #outOfOrder(socketID: number, error: UnexpectedBaseCookieError, logger: Logger): void {
@@ -441,7 +483,7 @@ export class Connection {
     }
   }
 
-  #log(level: 'error' | 'info' | 'debug', message: string, details: unknown): void {
+  #log(level: LogLevel, message: string, details: unknown): void {
     const logger = this.#socket?.logger ?? this.#logger;
     const write = logger[level];
     if (write === undefined) return;

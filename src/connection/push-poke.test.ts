@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { PUSH_VERSION, RECOVERY_PULL_TIMEOUT_MS } from '../../protocol/constants';
 import type { Mutation, PokeBody, PushBody } from '../protocol/generated/types';
+import { RECONNECT_JITTER_MAX_MS } from './backoff';
 import { PullError } from './errors';
 import type { FakeSocket } from './testing/fake-socket';
 import { CLIENT_GROUP_ID, CLIENT_ID, Harness } from './testing/harness';
@@ -93,24 +94,24 @@ describe('push', () => {
     expect(pushedIDs(h.socket)).toEqual([[2, 3], [4]]);
   });
 
-  it("logs 'Failed to push' when the send fails; the mutation stays pending and goes out after reconnect", async () => {
+  it("warns 'Failed to push' when the send fails; the mutation stays pending and goes out after the reconnect", async () => {
     const h = new Harness();
     await h.connectLast();
     const broken = h.socket;
     broken.readyState = 3; // closed under us, no close event yet
     h.target.mutate('a');
     await h.settle();
-    expect(h.errorLines()).toContain('Failed to push');
+    expect(h.linesAt('warn')).toContain('Failed to push');
     expect(h.connection.phase).toBe('disconnected');
     expect(h.target.pendingMutations()).toHaveLength(1);
-    await h.clock.advance(5 * SECOND);
+    await h.clock.advance(RECONNECT_JITTER_MAX_MS);
     await h.connectLast();
     expect(pushedIDs(h.socket)).toEqual([[1]]);
   });
 });
 
 describe('pokes', () => {
-  it('applies pokes in arrival order, one at a time', async () => {
+  it('applies pokes in arrival order, one at a time, merging the ones that arrive meanwhile', async () => {
     const h = new Harness();
     await h.connectLast();
     let running = 0;
@@ -128,7 +129,10 @@ describe('pokes', () => {
     h.socket.deliver(['poke', poke(2, 3, undefined, [{ op: 'del', key: 'a' }, { op: 'put', key: 'b', value: 3 }])]);
     for (let i = 0; i < 10; i++) await h.settle();
     expect(maxRunning).toBe(1);
-    expect(h.target.applied.map((b) => b.cookie)).toEqual([1, 2, 3]);
+    expect(h.target.applied.map((b) => [b.baseCookie, b.cookie])).toEqual([
+      [null, 1],
+      [1, 3],
+    ]);
     expect(Object.fromEntries(h.target.data)).toEqual({ b: 3 });
     expect(h.connection.phase).toBe('connected');
   });

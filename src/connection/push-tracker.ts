@@ -1,24 +1,62 @@
 import type { Mutation } from '../protocol/generated/types';
 
+/** The last mutation id per client that a frame carries. */
+type FrameIDs = ReadonlyMap<string, number>;
+
 /**
- * Remembers, per client, the last mutation id sent on the current socket, so
- * each push resumes after it. A new socket starts again from the first pending.
+ * What the current socket has carried: per client, the last mutation id sent
+ * and the last one the server acknowledged (from pokes as they arrive, before
+ * they are applied), and the push frames not yet acknowledged. A new socket
+ * starts again from the first pending mutation.
  */
 export class PushTracker {
   readonly #lastSent = new Map<string, number>();
+  readonly #acked = new Map<string, number>();
+  #inFlight: FrameIDs[] = [];
 
   reset(): void {
     this.#lastSent.clear();
+    this.#acked.clear();
+    this.#inFlight = [];
   }
 
-  /** The pending mutations not yet sent on this socket, in the order given. */
+  /** Push frames sent on this socket that no poke has acknowledged yet. */
+  get framesInFlight(): number {
+    return this.#inFlight.length;
+  }
+
+  /** The pending mutations neither sent on this socket nor known to be acknowledged, in the order given. */
   unsent(pending: readonly Mutation[]): Mutation[] {
-    return pending.filter((m) => m.id > (this.#lastSent.get(m.clientID) ?? 0));
+    return pending.filter((m) => m.id > Math.max(this.#lastSent.get(m.clientID) ?? 0, this.#acked.get(m.clientID) ?? 0));
   }
 
+  /** One frame carrying `mutations` went out. */
   markSent(mutations: readonly Mutation[]): void {
+    const ids = new Map<string, number>();
     for (const m of mutations) {
       if (m.id > (this.#lastSent.get(m.clientID) ?? 0)) this.#lastSent.set(m.clientID, m.id);
+      if (m.id > (ids.get(m.clientID) ?? 0)) ids.set(m.clientID, m.id);
     }
+    if (!this.#isAcknowledged(ids)) this.#inFlight.push(ids);
+  }
+
+  /** A poke arrived with these last mutation ids. Returns whether it acknowledged a frame in flight. */
+  acknowledge(changes: Readonly<Record<string, number>>): boolean {
+    for (const [clientID, id] of Object.entries(changes)) {
+      if (id > (this.#acked.get(clientID) ?? 0)) this.#acked.set(clientID, id);
+    }
+    const before = this.#inFlight.length;
+    this.#inFlight = this.#inFlight.filter((frame) => !this.#isAcknowledged(frame));
+    return this.#inFlight.length < before;
+  }
+
+  /** Counts every frame in flight as acknowledged (the server did not say, and waiting longer would stall). */
+  forgetInFlight(): void {
+    this.#inFlight = [];
+  }
+
+  #isAcknowledged(frame: FrameIDs): boolean {
+    for (const [clientID, id] of frame) if (id > (this.#acked.get(clientID) ?? 0)) return false;
+    return true;
   }
 }

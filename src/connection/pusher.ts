@@ -1,16 +1,28 @@
-import { PUSH_VERSION } from '../../protocol/constants';
+import { PING_INTERVAL_MS } from '../../protocol/constants';
 import type { Logger } from '../logging/logger';
-import type { Upstream } from '../protocol/messages';
-import type { Clock, RandomSource, Timers } from './environment';
+import type { Clock, RandomSource, TimerHandle, Timers } from './environment';
+import { takePushBatch } from './push-batches';
+import { encodePushFrame, type PushEnvelope } from './push-frame';
+import { DEFAULT_PUSH_LIMITS, type PushLimits } from './push-limits';
 import { PushTracker } from './push-tracker';
 import { randomID } from './random-id';
 import type { SyncTarget } from './sync-target';
+import { utf8ByteLength } from './utf8-length';
+
+/** Push frames sent and not yet acknowledged by a poke, at most: enough to keep the server busy, few enough to bound what is queued. */
+export const PUSH_WINDOW_FRAMES = 8;
+/** No new frame while the socket holds more than this unsent (where it tells: bufferedAmount). */
+export const PUSH_MAX_BUFFERED_BYTES = 1024 * 1024;
+/** A full window with no acknowledgement for this long is counted as delivered (a server need not poke for mutations it already had). */
+export const PUSH_WINDOW_STALL_MS = PING_INTERVAL_MS;
 
 /** The connected socket as the pusher sees it. */
 export interface PushChannel {
   readonly logger: Logger;
-  /** Sends a frame; false when it could not (the failure is already reported). */
-  send(message: Upstream, logger: Logger): boolean;
+  /** Sends a push frame; false when it could not (the failure is already reported). */
+  sendPush(text: string, logger: Logger): boolean;
+  /** Bytes the socket holds unsent (its bufferedAmount); 0 where it does not tell. */
+  bufferedBytes(): number;
 }
 
 export interface PusherOptions {
@@ -22,27 +34,56 @@ export interface PusherOptions {
   readonly schemaVersion: string;
   /** 0: push in the same microtask batch as the mutation. */
   readonly pushDelayMs: number;
+  /** @default DEFAULT_PUSH_LIMITS */
+  readonly limits?: PushLimits;
+  /** @default PUSH_WINDOW_FRAMES */
+  readonly windowFrames?: number;
   /** The connected socket, or null while not connected (nothing is pushed then). */
   readonly channel: () => PushChannel | null;
+  /** Called when `awaitingAcks` may have become false. */
+  readonly onSettled?: () => void;
 }
 
 /**
- * Pushes pending mutations: each flush sends every pending mutation not yet
- * sent on this socket in ONE push frame, in id order (a batch; the protocol
- * allows it). After reset() (a new socket) it starts again from the first pending.
+ * Pushes pending mutations in id order, resuming after the last one sent on
+ * this socket: as many frames as the limits require (mutation count and
+ * bytes), and no more than the window of unacknowledged frames allows; each
+ * poke that acknowledges a frame makes room for the next. After reset() (a
+ * new socket) it starts again from the first pending mutation.
  */
 export class Pusher {
   readonly #options: PusherOptions;
+  readonly #limits: PushLimits;
+  readonly #windowFrames: number;
   readonly #sent = new PushTracker();
   #scheduled = false;
+  /** The last flush stopped at a full window with mutations left to send. */
+  #blocked = false;
+  #stallTimer: TimerHandle | undefined;
 
   constructor(options: PusherOptions) {
     this.#options = options;
+    this.#limits = options.limits ?? DEFAULT_PUSH_LIMITS;
+    this.#windowFrames = options.windowFrames ?? PUSH_WINDOW_FRAMES;
+  }
+
+  /** Whether pokes acknowledging pushes of this socket are still to come: frames in flight, or frames about to go. */
+  get awaitingAcks(): boolean {
+    return this.#sent.framesInFlight > 0 || this.#blocked || this.#scheduled;
   }
 
   /** A new socket (or none): everything pending is unsent again. */
   reset(): void {
     this.#sent.reset();
+    this.#blocked = false;
+    this.#cancelStallTimer();
+  }
+
+  /** A poke arrived (not yet applied) with these acknowledgements: pushes more if that made room. */
+  acknowledged(lastMutationIDChanges: Readonly<Record<string, number>>): void {
+    if (!this.#sent.acknowledge(lastMutationIDChanges)) return;
+    this.#cancelStallTimer();
+    this.schedule();
   }
 
   schedule(): void {
@@ -57,28 +98,55 @@ export class Pusher {
   }
 
   #flush(): void {
+    this.#blocked = false;
     const channel = this.#options.channel();
-    if (channel === null) return;
-    const mutations = this.#sent.unsent(this.#options.syncTarget.pendingMutations());
-    if (mutations.length === 0) return;
-    const requestID = randomID(this.#options.random);
-    const logger = channel.logger.withContext('requestID', requestID);
-    const sent = channel.send(
-      [
-        'push',
-        {
-          timestamp: this.#options.clock.now(),
-          clientGroupID: this.#options.clientGroupID,
-          mutations,
-          pushVersion: PUSH_VERSION,
-          schemaVersion: this.#options.schemaVersion,
-          requestID,
-        },
-      ],
-      logger,
-    );
-    if (!sent) return;
-    this.#sent.markSent(mutations);
-    logger.debug?.(`Pushed ${mutations.length} mutation(s), ids ${mutations[0]!.id}–${mutations.at(-1)!.id}`);
+    if (channel !== null) this.#send(channel);
+    if (!this.awaitingAcks) this.#options.onSettled?.();
+  }
+
+  #send(channel: PushChannel): void {
+    const unsent = this.#sent.unsent(this.#options.syncTarget.pendingMutations());
+    for (let start = 0; start < unsent.length; ) {
+      if (this.#windowFull(channel)) {
+        this.#blocked = true;
+        this.#startStallTimer();
+        return;
+      }
+      const envelope: PushEnvelope = {
+        timestamp: this.#options.clock.now(),
+        clientGroupID: this.#options.clientGroupID,
+        schemaVersion: this.#options.schemaVersion,
+        requestID: randomID(this.#options.random),
+      };
+      const batch = takePushBatch(unsent, start, utf8ByteLength(encodePushFrame(envelope, [])), this.#limits);
+      const logger = channel.logger.withContext('requestID', envelope.requestID);
+      if (batch.frameBytes > this.#limits.maxFrameBytes) {
+        logger.warn?.(`Mutation ${batch.mutations[0]!.name} takes a ${batch.frameBytes}-byte push frame, over the ${this.#limits.maxFrameBytes} bytes every server accepts; sending it anyway`);
+      }
+      if (!channel.sendPush(encodePushFrame(envelope, batch.encoded), logger)) return;
+      this.#sent.markSent(batch.mutations);
+      start += batch.mutations.length;
+      logger.debug?.(`Pushed ${batch.mutations.length} mutation(s), ids ${batch.mutations[0]!.id}–${batch.mutations.at(-1)!.id}`);
+    }
+  }
+
+  #windowFull(channel: PushChannel): boolean {
+    const inFlight = this.#sent.framesInFlight;
+    return inFlight >= this.#windowFrames || (inFlight > 0 && channel.bufferedBytes() > PUSH_MAX_BUFFERED_BYTES);
+  }
+
+  #startStallTimer(): void {
+    if (this.#stallTimer !== undefined) return;
+    this.#stallTimer = this.#options.timers.setTimeout(() => {
+      this.#stallTimer = undefined;
+      this.#sent.forgetInFlight();
+      this.schedule();
+    }, PUSH_WINDOW_STALL_MS);
+  }
+
+  #cancelStallTimer(): void {
+    if (this.#stallTimer === undefined) return;
+    this.#options.timers.clearTimeout(this.#stallTimer);
+    this.#stallTimer = undefined;
   }
 }

@@ -14,6 +14,8 @@ export interface SocketCloseEvent {
 /** The part of the WebSocket API the connection uses. */
 export interface SocketLike {
   readonly readyState: number;
+  /** Bytes queued by send() and not yet handed to the network (absent in some test doubles). */
+  readonly bufferedAmount?: number;
   onopen: Handler<unknown> | null;
   onmessage: Handler<SocketMessageEvent> | null;
   onclose: Handler<SocketCloseEvent> | null;

@@ -48,6 +48,10 @@ export class StoreSyncTarget implements SyncTarget {
     return this.#store.pendingMutations();
   }
 
+  get pendingMutationCount(): number {
+    return this.#store.pendingMutationCount;
+  }
+
   async applyPoke(body: PokeBody): Promise<void> {
     await this.#store.applyServerUpdate({
       baseCookie: body.baseCookie,

@@ -11,6 +11,8 @@ export interface SyncTarget {
   lastMutationID(): number;
   /** Mutations not yet acknowledged by the server, in id order. */
   pendingMutations(): readonly Mutation[];
+  /** How many there are, without copying them. @default pendingMutations().length */
+  readonly pendingMutationCount?: number;
   /**
    * Applies a poke. Throws an error whose `kind` is 'UnexpectedBaseCookie'
    * when the poke's baseCookie is not the local cookie.

@@ -1,8 +1,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { MAX_REAUTH_RETRIES } from '../../protocol/constants';
+import { MAX_REAUTH_RETRIES, RECONNECT_BACKOFF_INITIAL_MS } from '../../protocol/constants';
 import { ERROR_KINDS } from '../../protocol/error-kind-list';
 import type { ErrorKind } from '../protocol/generated/types';
+import { RECONNECT_JITTER_MAX_MS } from './backoff';
 import { CloseError, ConnectionError } from './errors';
 import type { ConnectionEvent, TimerName } from './events';
 import { initialState, type ConnectionState } from './state';
@@ -49,7 +50,7 @@ function concrete(s: ConnectionState, pending: ReadonlySet<TimerName>, [kind, st
 describe('transition invariants', () => {
   it('hold over random event sequences', () => {
     fc.assert(
-      fc.property(fc.boolean(), fc.array(seed, { maxLength: 80 }), (visible, seeds) => {
+      fc.property(fc.boolean(), fc.array(seed, { maxLength: 80 }), fc.double({ min: 0, max: 1, maxExcluded: true, noNaN: true }), (visible, seeds, draw) => {
         let s = initialState(visible, true);
         const timers = new Set<TimerName>();
         const openSockets = new Set<number>();
@@ -58,8 +59,19 @@ describe('transition invariants', () => {
         for (const event of seeds.map((x) => x)) {
           const next = concrete(s, timers, event);
           if (next.type === 'timer') timers.delete(next.name);
-          const result = transition(s, next, 0);
+          const result = transition(s, next, 0, () => draw);
+          const currentSocketClosed = next.type === 'socketClose' && next.socketID === s.socketID && s.socketLive;
+          if (s.phase === 'connected' && s.visible && currentSocketClosed) {
+            const reconnects = result.effects.some((e) => e.type === 'openSocket' || e.type === 'fetchToken');
+            const soon = result.effects.some((e) => e.type === 'startTimer' && e.name === 'backoff' && e.delayMs < RECONNECT_JITTER_MAX_MS);
+            expect(reconnects || soon, 'a lost connected socket is retried within a second').toBe(true);
+          }
           for (const effect of result.effects) {
+            if (effect.type === 'startTimer' && effect.name === 'backoff' && effect.delayMs < RECONNECT_BACKOFF_INITIAL_MS) {
+              expect(effect.delayMs, 'a short wait is a jitter under a second').toBeLessThan(RECONNECT_JITTER_MAX_MS);
+              expect(s.phase, 'a short wait only after a connected socket is lost').toBe('connected');
+              expect(next.type === 'socketMessage' && next.message[0] === 'error', 'never after an error frame').toBe(false);
+            }
             if (effect.type === 'startTimer') timers.add(effect.name);
             if (effect.type === 'cancelTimer') timers.delete(effect.name);
             if (effect.type === 'openSocket') {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CONNECT_TIMEOUT_MS, PING_INTERVAL_MS } from '../../protocol/constants';
+import { CONNECT_TIMEOUT_MS, PING_INTERVAL_MS, RECONNECT_BACKOFF_INITIAL_MS } from '../../protocol/constants';
 import type { ConnectionEffect } from './effects';
 import type { ConnectionEvent } from './events';
 import { initialState, type ConnectionState } from './state';
@@ -8,7 +8,7 @@ import { transition } from './transition';
 function run(events: readonly ConnectionEvent[], state: ConnectionState = initialState(true, true)) {
   const effects: ConnectionEffect[][] = [];
   for (const event of events) {
-    const result = transition(state, event, 0);
+    const result = transition(state, event, 0, () => 0);
     state = result.state;
     effects.push([...result.effects]);
   }
@@ -37,6 +37,44 @@ describe('transition (pure)', () => {
     expect(state.online).toBe(true);
   });
 
+  it('a connected socket that closes: reconnect after the jitter drawn from the random source', () => {
+    const connected = run([
+      { type: 'start' },
+      { type: 'tokenObtained', requestID: 1, token: 't' },
+      { type: 'socketMessage', socketID: 1, message: ['connected', { wsid: 'w' }] },
+    ]).state;
+    const closed = transition(connected, { type: 'socketClose', socketID: 1, code: 1001, reason: 'going away', wasClean: true }, 0, () => 0.4321);
+    expect(types(closed.effects)).toEqual([
+      'log',
+      'cancelTimer:connectTimeout',
+      'cancelTimer:ping',
+      'cancelTimer:pongDeadline',
+      'cancelTimer:hiddenDelay',
+      'closeSocket',
+      'disconnected',
+      'onlineChange',
+      'startTimer:backoff',
+    ]);
+    expect(closed.effects[0]).toMatchObject({ level: 'info', message: 'Disconnected: CleanClose' });
+    expect(closed.effects.at(-1)).toEqual({ type: 'startTimer', name: 'backoff', delayMs: 432 });
+    expect(closed.state).toMatchObject({ phase: 'disconnected', waiting: 'backoff', errorCount: 0 });
+  });
+
+  it('an error frame after connected, and a failed attempt: the 5 s back-off, logged as info and warn', () => {
+    const connected = run([
+      { type: 'start' },
+      { type: 'tokenObtained', requestID: 1, token: 't' },
+      { type: 'socketMessage', socketID: 1, message: ['connected', { wsid: 'w' }] },
+    ]).state;
+    const refused = transition(connected, { type: 'socketMessage', socketID: 1, message: ['error', 'RoomClosed', 'bye'] }, 0, () => 0.4321);
+    expect(refused.effects[0]).toMatchObject({ level: 'info', message: 'Disconnected: RoomClosed' });
+    expect(refused.effects.at(-1)).toEqual({ type: 'startTimer', name: 'backoff', delayMs: RECONNECT_BACKOFF_INITIAL_MS });
+    const retrying = run([{ type: 'timer', name: 'backoff' }], refused.state).state;
+    const failed = transition(retrying, { type: 'socketClose', socketID: 2, code: 1006, reason: '', wasClean: false }, 0, () => 0.4321);
+    expect(failed.effects[0]).toMatchObject({ level: 'warn', message: 'Could not connect: AbruptClose' });
+    expect(failed.effects.at(-1)).toEqual({ type: 'startTimer', name: 'backoff', delayMs: 2 * RECONNECT_BACKOFF_INITIAL_MS });
+  });
+
   it('ignores events of a socket that is no longer current', () => {
     const connecting = run([
       { type: 'start' },
@@ -58,7 +96,7 @@ describe('transition (pure)', () => {
     const closed = run([{ type: 'start' }, { type: 'close' }]).state;
     expect(closed.phase).toBe('closed');
     for (const event of [{ type: 'start' }, { type: 'reconnect' }, { type: 'visibility', visible: false }, { type: 'timer', name: 'backoff' }] as const) {
-      expect(transition(closed, event, 0)).toEqual({ state: closed, effects: [] });
+      expect(transition(closed, event, 0, () => 0)).toEqual({ state: closed, effects: [] });
     }
   });
 });

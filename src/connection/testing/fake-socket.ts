@@ -11,6 +11,8 @@ export class FakeSocket implements SocketLike {
   readonly url: string;
   readonly protocols: string | string[] | undefined;
   readyState = CONNECTING;
+  /** What a real socket reports as queued and not yet sent; tests set it. */
+  bufferedAmount = 0;
   onopen: ((event: unknown) => void) | null = null;
   onmessage: ((event: SocketMessageEvent) => void) | null = null;
   onclose: ((event: SocketCloseEvent) => void) | null = null;

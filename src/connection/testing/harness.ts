@@ -3,6 +3,7 @@ import type { LogLevel, LogSink } from '../../logging/log-sink';
 import { RecordingMetrics } from '../../metrics/recording-metrics';
 import type { AuthOption } from '../auth';
 import { Connection, type ConnectionOptions, type UpdateNeededReason } from '../connection';
+import type { PushLimits } from '../push-limits';
 import { FakeClock, flushMicrotasks } from './fake-clock';
 import { FakeSocketServer } from './fake-socket';
 import { ManualSource } from './manual-source';
@@ -18,6 +19,10 @@ export interface HarnessOptions {
   readonly visible?: boolean;
   readonly pushDelayMs?: number;
   readonly start?: boolean;
+  /** @default seededRandom(1) */
+  readonly random?: () => number;
+  /** @default DEFAULT_PUSH_LIMITS */
+  readonly pushLimits?: PushLimits;
 }
 
 /** A Connection wired to a fake clock, in-memory sockets, manual sources and a model store. */
@@ -48,7 +53,7 @@ export class Harness {
       environment: {
         clock: this.clock,
         timers: this.clock,
-        random: seededRandom(1),
+        random: options.random ?? seededRandom(1),
         WebSocket: this.server.WebSocket,
         visibility: this.visibility,
         network: this.network,
@@ -56,6 +61,7 @@ export class Harness {
       logger: new Logger('debug', [sink]),
       metrics: this.metrics,
       ...(options.pushDelayMs === undefined ? {} : { pushDelayMs: options.pushDelayMs }),
+      ...(options.pushLimits === undefined ? {} : { pushLimits: options.pushLimits }),
       onOnlineChange: (online) => this.onlineChanges.push(online),
       onUpdateNeeded: (reason) => this.updateNeeded.push(reason),
       onClientStateNotFound: () => this.clientStateNotFound++,
@@ -84,8 +90,13 @@ export class Harness {
     await this.settle();
   }
 
+  /** The first argument of every line logged at `level`. */
+  linesAt(level: LogLevel): string[] {
+    return this.logs.filter((line) => line.level === level).map((line) => String(line.args[0]));
+  }
+
   errorLines(): string[] {
-    return this.logs.filter((line) => line.level === 'error').map((line) => String(line.args[0]));
+    return this.linesAt('error');
   }
 }
 
