@@ -41,14 +41,20 @@ interface Noted {
   readonly note?: string;
 }
 
-/** Waits (moving the clock at most `within` ms, or up to `at`) for the client to open a socket; checks the URL and subprotocol. */
-export interface ExpectConnect extends Noted {
-  readonly step: 'expectConnect';
-  /** Exact fake-clock time of the connect. */
+/** When something must happen: exactly `at` (absolute), exactly `after` ms from now, or within `within` ms from now. */
+interface Timed {
+  /** Exact fake-clock time. */
   readonly at?: number;
-  /** Max wait when `at` is not given. @default 0 */
+  /** Exact delay from the clock when the step starts (for scripts whose earlier waits had a range). */
+  readonly after?: number;
+  /** Max wait when neither `at` nor `after` is given. @default 0 */
   readonly within?: number;
-  /** Query parameters that must have exactly these values. */
+}
+
+/** Waits (up to its time) for the client to open a socket; checks the URL and subprotocol. */
+export interface ExpectConnect extends Noted, Timed {
+  readonly step: 'expectConnect';
+  /** Query parameters that must have exactly these values; "$openedAt" stands for the fake-clock time of the connect. */
   readonly params?: Readonly<Record<string, string>>;
   /** The Sec-WebSocket-Protocol; null: none. Unchecked when absent. */
   readonly protocol?: string | null;
@@ -67,7 +73,14 @@ export type Step =
   | ({ readonly step: 'setVisible'; readonly visible: boolean } & Noted)
   /** The server answers every ping with a pong at once, and pings no longer count as frames. */
   | ({ readonly step: 'autoPong'; readonly on: boolean } & Noted)
-  | ({ readonly step: 'mutate'; readonly name: string; readonly args: JSONValue } & Noted)
+  /** The app calls the mutator `times` times (all at once, then waits for them). */
+  | ({ readonly step: 'mutate'; readonly name: string; readonly args: JSONValue; readonly times?: number } & Noted)
+  /**
+   * From now on the server refuses, like a server with these limits, any push
+   * frame with more mutations or more UTF-8 bytes: an InvalidPush error frame,
+   * then it closes the socket. The frame is still checked and recorded.
+   */
+  | ({ readonly step: 'serverLimits'; readonly maxMutationsPerPush: number; readonly maxFrameBytes: number } & Noted)
   | ({ readonly step: 'reconnect' } & Noted)
   | ({ readonly step: 'disconnect' } & Noted)
   /** The app calls close() (and waits for it). */
@@ -83,7 +96,7 @@ export type Step =
   /** Nothing at all is sent while the clock moves `forMs` (turn autoPong on to let pings through). */
   | ({ readonly step: 'expectNoFrame'; readonly forMs: number } & Noted)
   /** The client closes the current socket. */
-  | ({ readonly step: 'expectDisconnect'; readonly at?: number; readonly within?: number } & Noted)
+  | ({ readonly step: 'expectDisconnect' } & Timed & Noted)
   | ({ readonly step: 'expectNoConnect'; readonly forMs: number } & Noted)
   /** The client's whole key space, read through its public query API. */
   | ({ readonly step: 'expectState'; readonly state: Readonly<Record<string, JSONValue>> } & Noted)

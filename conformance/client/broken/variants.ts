@@ -93,6 +93,55 @@ const noBackoff: BrokenVariant = {
   },
 };
 
+/** Waits out the back-off after a lost connection too, as if it were an error. */
+const slowReconnect: BrokenVariant = {
+  name: 'slowReconnect',
+  description: 'turns the short wait before reconnecting after a close into the 5 s back-off by wrapping the timers',
+  breaks: ['reconnect/at-once-after-clean-close', 'reconnect/at-once-after-abrupt-close', 'push/resend-unacknowledged'],
+  wrap: (factory) => (options) => {
+    let closing = false;
+    const around = (event: string, _data: unknown, call: () => void) => {
+      closing = event !== 'onmessage';
+      try {
+        call();
+      } finally {
+        closing = false;
+      }
+    };
+    const timers = options.environment!.timers!;
+    const slowed: Timers = {
+      setTimeout: (callback, delayMs): TimerHandle => timers.setTimeout(callback, closing && delayMs < RECONNECT_BACKOFF_INITIAL_MS ? RECONNECT_BACKOFF_INITIAL_MS : delayMs),
+      clearTimeout: (handle) => timers.clearTimeout(handle),
+    };
+    const WebSocket = wrapSocketConstructor(options.environment!.WebSocket!, { around });
+    return factory({ ...options, environment: { ...options.environment, timers: slowed, WebSocket } });
+  },
+};
+
+/** Sends everything pending in one push, whatever its size (pushes of one microtask batch are merged into one frame). */
+const onePush: BrokenVariant = {
+  name: 'onePush',
+  description: 'merges the push frames sent in one microtask batch into a single frame',
+  breaks: ['push/split-to-limits-mutation-count', 'push/split-to-limits-frame-bytes'],
+  wrap: withSocket((Base) => mergingSocket(Base)),
+};
+
+function mergingSocket(Base: SocketConstructor): SocketConstructor {
+  return class extends (Base as unknown as new (url: string, protocols?: string | string[]) => SocketLike) {
+    #held: { name: string; body: { mutations: Mutation[] } }[] = [];
+    override send(data: string): void {
+      if (!isFrame(data, 'push')) return super.send(data);
+      const [name, body] = JSON.parse(data) as ['push', { mutations: Mutation[] }];
+      if (this.#held.push({ name, body }) > 1) return;
+      queueMicrotask(() => {
+        const held = this.#held.splice(0);
+        const mutations = held.flatMap((h) => h.body.mutations);
+        super.send(JSON.stringify([name, { ...held[0]!.body, mutations }]));
+      });
+    }
+  } as unknown as SocketConstructor;
+}
+
 /** Never learns the page is hidden. */
 const ignoreVisibility: BrokenVariant = {
   name: 'ignoreVisibility',
@@ -115,4 +164,13 @@ const staleToken: BrokenVariant = {
   },
 };
 
-export const brokenVariants: readonly BrokenVariant[] = [resendAcknowledged, ignoreLocalCookie, neverPings, noBackoff, ignoreVisibility, staleToken];
+export const brokenVariants: readonly BrokenVariant[] = [
+  resendAcknowledged,
+  ignoreLocalCookie,
+  neverPings,
+  noBackoff,
+  slowReconnect,
+  onePush,
+  ignoreVisibility,
+  staleToken,
+];

@@ -65,6 +65,7 @@ class ScenarioRun {
   #claimed = 0;
   #current: SocketFrames | undefined;
   #autoPong = false;
+  #serverLimits: { readonly maxMutationsPerPush: number; readonly maxFrameBytes: number } | undefined;
   readonly #closesLogged = new Set<SocketFrames>();
 
   constructor(
@@ -146,12 +147,18 @@ class ScenarioRun {
         this.#autoPong = step.on;
         return;
       case 'mutate': {
-        this.#log(`app: mutate.${step.name}(${JSON.stringify(step.args)})`);
+        const times = step.times ?? 1;
+        this.#log(`app: mutate.${step.name}(${excerpt(JSON.stringify(step.args))})${times === 1 ? '' : ` × ${times}`}`);
         const mutator = client.mutate[step.name] as ((args: unknown) => Promise<unknown>) | undefined;
         if (mutator === undefined) throw new CheckFailure(`the client has no mutator ${step.name}`);
-        await this.#finish(mutator(step.args), `mutate.${step.name} to resolve`);
+        const calls = Array.from({ length: times }, () => mutator(step.args));
+        await this.#finish(Promise.all(calls), `mutate.${step.name} to resolve`);
         return;
       }
+      case 'serverLimits':
+        this.#log(`server: refuses pushes over ${step.maxMutationsPerPush} mutations or ${step.maxFrameBytes} bytes`);
+        this.#serverLimits = { maxMutationsPerPush: step.maxMutationsPerPush, maxFrameBytes: step.maxFrameBytes };
+        return;
       case 'reconnect':
         this.#log('app: reconnect()');
         client.reconnect();
@@ -176,7 +183,7 @@ class ScenarioRun {
         return;
       }
       case 'expectDisconnect':
-        return this.#expectDisconnect(step.at, step.within ?? 0);
+        return this.#expectDisconnect(step);
       case 'expectNoConnect': {
         await this.#runUntil(() => this.transport.sockets.length > this.#claimed, this.clock.now() + step.forMs);
         const socket = this.transport.sockets[this.#claimed];
@@ -212,14 +219,20 @@ class ScenarioRun {
 
   // ---- expectations over time ----
 
+  /** The exact time a timed step names (if it names one) and the latest time it may wait for. */
+  #deadline(step: { readonly at?: number; readonly after?: number; readonly within?: number }): { exact: number | undefined; limit: number } {
+    const exact = step.at ?? (step.after === undefined ? undefined : this.clock.now() + step.after);
+    return { exact, limit: exact ?? this.clock.now() + (step.within ?? 0) };
+  }
+
   async #expectConnect(step: ExpectConnect): Promise<void> {
-    const limit = step.at ?? this.clock.now() + (step.within ?? 0);
+    const { exact, limit } = this.#deadline(step);
     const found = await this.#runUntil(() => this.transport.sockets.length > this.#claimed, limit);
     const socket = this.transport.sockets[this.#claimed];
-    if (!found || socket === undefined) throw new CheckFailure(`no connect by t=${limit} ms`, step.at === undefined ? `a connect within ${step.within ?? 0} ms` : `a connect at t=${step.at} ms`, this.#openedTimes());
+    if (!found || socket === undefined) throw new CheckFailure(`no connect by t=${limit} ms`, exact === undefined ? `a connect within ${step.within ?? 0} ms` : `a connect at t=${exact} ms`, this.#openedTimes());
     this.#claimed++;
-    if (step.at !== undefined && socket.openedAt !== step.at) {
-      throw new CheckFailure(`the client connected at t=${socket.openedAt} ms`, `t=${step.at} ms`, `t=${socket.openedAt} ms`);
+    if (exact !== undefined && socket.openedAt !== exact) {
+      throw new CheckFailure(`the client connected at t=${socket.openedAt} ms`, `t=${exact} ms`, `t=${socket.openedAt} ms`);
     }
     const earlierWsids = new Set(this.#frames.map((f) => new URL(f.socket.url).searchParams.get('wsid') ?? ''));
     const params = checkConnectRequest(socket.url, { socketOrigin: this.transport.socketOrigin, roomID: CONFORMANCE_ROOM_ID, ids: this.#ids, earlierWsids });
@@ -227,7 +240,8 @@ class ScenarioRun {
     this.#frames.push(frames);
     this.#current = frames;
     this.#log(`client connects: baseCookie=${JSON.stringify(params.baseCookie)} lmid=${params.lmid} protocol=${socket.protocol ?? '(none)'}`);
-    for (const [name, value] of Object.entries(step.params ?? {})) {
+    for (const [name, param] of Object.entries(step.params ?? {})) {
+      const value = param === '$openedAt' ? String(socket.openedAt) : param;
       if (params[name] !== value) throw new CheckFailure(`the connect request's ${name} is ${JSON.stringify(params[name])}`, JSON.stringify(value), socket.url);
     }
     if (step.protocol !== undefined && socket.protocol !== step.protocol) {
@@ -265,13 +279,13 @@ class ScenarioRun {
     socket.consume(1);
   }
 
-  async #expectDisconnect(at: number | undefined, within: number): Promise<void> {
+  async #expectDisconnect(step: Extract<Step, { step: 'expectDisconnect' }>): Promise<void> {
     const socket = this.#requireCurrent('expect a disconnect').socket;
-    const limit = at ?? this.clock.now() + within;
+    const { exact, limit } = this.#deadline(step);
     await this.#runUntil(() => socket.closedByClientAt !== undefined, limit);
-    if (socket.closedByClientAt === undefined) throw new CheckFailure(`the client kept the socket open until t=${limit} ms`, at === undefined ? `a close within ${within} ms` : `a close at t=${at} ms`, 'still open');
-    if (at !== undefined && socket.closedByClientAt !== at) {
-      throw new CheckFailure(`the client closed the socket at t=${socket.closedByClientAt} ms`, `t=${at} ms`, `t=${socket.closedByClientAt} ms`);
+    if (socket.closedByClientAt === undefined) throw new CheckFailure(`the client kept the socket open until t=${limit} ms`, exact === undefined ? `a close within ${step.within ?? 0} ms` : `a close at t=${exact} ms`, 'still open');
+    if (exact !== undefined && socket.closedByClientAt !== exact) {
+      throw new CheckFailure(`the client closed the socket at t=${socket.closedByClientAt} ms`, `t=${exact} ms`, `t=${socket.closedByClientAt} ms`);
     }
   }
 
@@ -315,7 +329,8 @@ class ScenarioRun {
       frames.scan();
       for (; frames.handled < frames.received.length; frames.handled++) {
         const frame = frames.received[frames.handled]!;
-        this.#log(`client → ${frame.message[0] === 'push' ? `push ids [${frame.message[1].mutations.map((m) => m.id).join(', ')}]` : frame.text}`);
+        this.#log(`client → ${frame.message[0] === 'push' ? `push ids [${describeIDs(frame.message[1].mutations.map((m) => m.id))}]` : frame.text}`);
+        if (frames === this.#current) this.#refuseOverLimit(frames, frame);
         if (this.#autoPong && frame.message[0] === 'ping' && frames === this.#current) {
           frames.discard(frame);
           frames.socket.deliver('["pong",{}]');
@@ -344,12 +359,26 @@ class ScenarioRun {
 
   // ---- the server's side ----
 
+  /** With serverLimits set, a push over them gets InvalidPush and the socket is closed, as a server with those limits does. */
+  #refuseOverLimit(frames: SocketFrames, frame: SocketFrames['received'][number]): void {
+    const limits = this.#serverLimits;
+    if (limits === undefined || frame.message[0] !== 'push' || frames.socket.closedByClientAt !== undefined) return;
+    const count = frame.message[1].mutations.length;
+    const bytes = new TextEncoder().encode(frame.text).length;
+    if (count <= limits.maxMutationsPerPush && bytes <= limits.maxFrameBytes) return;
+    const message = `Push of ${count} mutations and ${bytes} bytes; at most ${limits.maxMutationsPerPush} mutations and ${limits.maxFrameBytes} bytes are accepted`;
+    frames.discard(frame);
+    this.#deliverText(JSON.stringify(['error', 'InvalidPush', message]));
+    this.#log('server drops the socket (clean close)');
+    frames.socket.drop(true);
+  }
+
   #deliver(message: ReadonlyJSONValue): void {
     this.#deliverText(JSON.stringify(message));
   }
 
   #deliverText(text: string): void {
-    this.#log(`server → ${text}`);
+    this.#log(`server → ${excerpt(text)}`);
     this.#requireCurrent('send a frame').socket.deliver(text);
   }
 
@@ -370,4 +399,26 @@ class ScenarioRun {
   #log(line: string): void {
     this.transcript.push(`t=${this.clock.now()} ${line}`);
   }
+}
+
+/** Longest text of a transcript line's payload. */
+const TRANSCRIPT_EXCERPT_CHARS = 500;
+
+function excerpt(text: string): string {
+  return text.length <= TRANSCRIPT_EXCERPT_CHARS ? text : `${text.slice(0, TRANSCRIPT_EXCERPT_CHARS)}… (${text.length} characters)`;
+}
+
+/** Runs of consecutive ids at least this long are written first–last in the transcript. */
+const ID_RUN_COLLAPSE = 10;
+
+/** Mutation ids for the transcript, long runs of consecutive ids as first–last. */
+function describeIDs(ids: readonly number[]): string {
+  const parts: string[] = [];
+  for (let i = 0; i < ids.length; ) {
+    let j = i;
+    while (j + 1 < ids.length && ids[j + 1] === ids[j]! + 1) j++;
+    parts.push(j - i + 1 >= ID_RUN_COLLAPSE ? `${ids[i]}–${ids[j]}` : ids.slice(i, j + 1).join(', '));
+    i = j + 1;
+  }
+  return parts.join(', ');
 }

@@ -1,7 +1,8 @@
 import { HIDDEN_DISCONNECT_DELAY_MS, RECONNECT_BACKOFF_INITIAL_MS, RECONNECT_BACKOFF_MAX_MS } from '../../../protocol/constants';
 import type { ReadonlyJSONValue } from '../../../protocol/json';
+import { RECONNECT_JITTER_MAX_MS } from '../../../src/connection/backoff';
 import type { PatchOperation } from '../../../src/protocol';
-import type { Scenario, Step } from '../scenario';
+import type { ExpectConnect, Scenario, Step } from '../scenario';
 import type { Command } from './commands';
 
 interface ModelMutation {
@@ -16,7 +17,11 @@ type Data = Map<string, ReadonlyJSONValue>;
 /** How far an out-of-order poke's baseCookie is from the real one. */
 const OUT_OF_ORDER_GAP = 100;
 
-/** SPEC §9: the initial delay doubled per consecutive error, capped. Written from the spec, not taken from the client. */
+/**
+ * SPEC §9: the initial delay doubled per consecutive error, capped. Written
+ * from the spec, not taken from the client. A drop after a connect is not an
+ * error: the client reconnects within a second.
+ */
 function backoffMs(consecutiveErrors: number): number {
   return Math.min(RECONNECT_BACKOFF_INITIAL_MS * 2 ** (consecutiveErrors - 1), RECONNECT_BACKOFF_MAX_MS);
 }
@@ -44,9 +49,12 @@ function argsOf(m: ModelMutation): ReadonlyJSONValue {
  * The model of a server and of what a correct client must do, turning a
  * command sequence into a scenario whose expectations are the model's
  * predictions: every mutation pushed once per socket, in order, resumed and
- * re-sent until acknowledged; connects at the back-off times with the right
- * cookie and lmid; the client's data equal to the server's plus its pending
- * mutations replayed; at the end nothing pending and the server's data.
+ * re-sent until acknowledged; connects within a second of a drop, then at
+ * the back-off times, with the right cookie and lmid; the client's data equal
+ * to the server's plus its pending mutations replayed; at the end nothing
+ * pending and the server's data. The reconnect after a drop may come at any
+ * time in its second, so every time the model predicts is relative (`after`):
+ * the model's clock runs behind the client's by the jitters so far.
  */
 export class ModelScenarioBuilder {
   readonly steps: Step[] = [];
@@ -68,7 +76,7 @@ export class ModelScenarioBuilder {
 
   constructor() {
     this.steps.push({ step: 'autoPong', on: true });
-    this.#connectAt(0);
+    this.#connect({ after: 0 });
   }
 
   add(command: Command): void {
@@ -111,15 +119,15 @@ export class ModelScenarioBuilder {
       case 'drop':
         if (!this.#connected) return;
         this.steps.push({ step: 'dropSocket' });
-        this.#fail();
+        this.#dropped();
         return;
       case 'outOfOrderPoke': {
         if (!this.#connected) return;
         const wrongBase = this.#version + OUT_OF_ORDER_GAP;
         const body = { baseCookie: wrongBase, cookie: wrongBase + 1, lastMutationIDChanges: {}, patch: [{ op: 'put', key: 'bogus', value: true }], requestID: 'out-of-order' };
         this.steps.push({ step: 'send', message: ['poke', body], note: 'out of order: must be dropped' });
-        this.steps.push({ step: 'expectDisconnect', at: this.#now });
-        this.#fail();
+        this.steps.push({ step: 'expectDisconnect', after: 0 });
+        this.#dropped();
         return;
       }
       case 'refuseNext':
@@ -158,12 +166,18 @@ export class ModelScenarioBuilder {
   }
 
   #connectAt(at: number): void {
+    const after = at - this.#now;
+    this.#now = at;
+    this.#connect({ after });
+  }
+
+  /** The client's connect at the given (relative) time; the server accepts it unless told to refuse it. */
+  #connect(timing: Pick<ExpectConnect, 'after' | 'within'>): void {
     this.steps.push({
       step: 'expectConnect',
-      at,
+      ...timing,
       params: { baseCookie: this.#clientCookie === null ? '' : String(this.#clientCookie), lmid: String(this.#acked) },
     });
-    this.#now = at;
     if (this.#refuseNext) {
       this.#refuseNext = false;
       this.steps.push({ step: 'dropSocket' });
@@ -191,7 +205,7 @@ export class ModelScenarioBuilder {
     this.steps.push({ step: 'setVisible', visible: false });
     if (this.#connected && ms >= HIDDEN_DISCONNECT_DELAY_MS) {
       this.#now += HIDDEN_DISCONNECT_DELAY_MS;
-      this.steps.push({ step: 'expectDisconnect', at: this.#now });
+      this.steps.push({ step: 'expectDisconnect', after: HIDDEN_DISCONNECT_DELAY_MS });
       this.#connected = false;
       this.#retryAt = this.#now;
     }
@@ -207,6 +221,12 @@ export class ModelScenarioBuilder {
     this.#connected = false;
     this.#errors++;
     this.#retryAt = this.#now + backoffMs(this.#errors);
+  }
+
+  /** A connected socket is lost: the client is back within a second (the model's clock does not move). */
+  #dropped(): void {
+    this.#connected = false;
+    this.#connect({ within: RECONNECT_JITTER_MAX_MS });
   }
 
   #expectPushOfUnsent(): void {

@@ -1,4 +1,4 @@
-import { RECONNECT_BACKOFF_INITIAL_MS } from '../../../protocol/constants';
+import { RECONNECT_JITTER_MAX_MS } from '../../../src/connection/backoff';
 import type { Scenario } from '../scenario';
 
 const scenario: Scenario = {
@@ -19,7 +19,7 @@ const scenario: Scenario = {
     { step: 'expectClient', pendingMutationCount: 0 },
     { step: 'dropSocket' },
     { step: 'expectClient', online: false },
-    { step: 'expectConnect', at: RECONNECT_BACKOFF_INITIAL_MS, params: { baseCookie: '1', lmid: '2', ts: String(RECONNECT_BACKOFF_INITIAL_MS) }, note: 'ts is the injected monotonic clock' },
+    { step: 'expectConnect', within: RECONNECT_JITTER_MAX_MS, params: { baseCookie: '1', lmid: '2', ts: '$openedAt' }, note: 'ts is the injected monotonic clock' },
     { step: 'sendConnected' },
     { step: 'expectClient', online: true },
   ],

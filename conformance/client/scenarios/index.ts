@@ -25,6 +25,8 @@ import pushAcknowledgedDropped from './push-acknowledged-dropped';
 import pushBeforeConnected from './push-before-connected';
 import pushOrderAndResume from './push-order-and-resume';
 import pushResendUnacknowledged from './push-resend-unacknowledged';
+import pushSplitToLimits from './push-split-to-limits';
+import reconnectAfterDrop from './reconnect-after-drop';
 import recoveryPull from './recovery-pull';
 import visibilityBriefHide from './visibility-brief-hide';
 import visibilityHiddenDisconnects from './visibility-hidden-disconnects';
@@ -41,12 +43,14 @@ export const allScenarios: readonly Scenario[] = [
   pushBeforeConnected,
   pushResendUnacknowledged,
   pushAcknowledgedDropped,
+  ...pushSplitToLimits,
   pokeAppliesPatch,
   pokeRebase,
   pokeStaleLastMutationID,
   pokeOutOfOrder,
   backoffGoldenTrace,
   backoffReset,
+  ...reconnectAfterDrop,
   connectTimeout,
   connectTimeoutPendingUpgrade,
   pingQuietSocket,

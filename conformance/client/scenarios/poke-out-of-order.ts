@@ -1,4 +1,4 @@
-import { RECONNECT_BACKOFF_INITIAL_MS } from '../../../protocol/constants';
+import { RECONNECT_JITTER_MAX_MS } from '../../../src/connection/backoff';
 import type { Scenario } from '../scenario';
 
 const scenario: Scenario = {
@@ -14,7 +14,7 @@ const scenario: Scenario = {
     { step: 'expectDisconnect', at: 0 },
     { step: 'expectState', state: { a: 1 } },
     { step: 'expectClient', online: false },
-    { step: 'expectConnect', at: RECONNECT_BACKOFF_INITIAL_MS, params: { baseCookie: '1' } },
+    { step: 'expectConnect', within: RECONNECT_JITTER_MAX_MS, params: { baseCookie: '1' }, note: 'reconnects from the cookie it has, within a second' },
     { step: 'sendConnected' },
     { step: 'send', message: ['poke', { baseCookie: 1, cookie: 6, lastMutationIDChanges: {}, patch: [{ op: 'put', key: 'z', value: 'right' }], requestID: 'r3' }] },
     { step: 'expectState', state: { a: 1, z: 'right' } },

@@ -1,4 +1,4 @@
-import { RECONNECT_BACKOFF_INITIAL_MS } from '../../../protocol/constants';
+import { RECONNECT_JITTER_MAX_MS } from '../../../src/connection/backoff';
 import type { Scenario } from '../scenario';
 
 const scenario: Scenario = {
@@ -17,7 +17,7 @@ const scenario: Scenario = {
     },
     { step: 'expectClient', pendingMutationCount: 0 },
     { step: 'dropSocket' },
-    { step: 'expectConnect', at: RECONNECT_BACKOFF_INITIAL_MS, params: { lmid: '2' } },
+    { step: 'expectConnect', within: RECONNECT_JITTER_MAX_MS, params: { lmid: '2' }, note: 'a drop after connected: reconnect within a second' },
     { step: 'sendConnected' },
     { step: 'expectNoFrame', forMs: 1000, note: 'acknowledged mutations are not re-sent' },
     { step: 'mutate', name: 'put', args: { key: 'c', value: 3 } },

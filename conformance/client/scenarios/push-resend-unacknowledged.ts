@@ -1,4 +1,4 @@
-import { RECONNECT_BACKOFF_INITIAL_MS } from '../../../protocol/constants';
+import { RECONNECT_JITTER_MAX_MS } from '../../../src/connection/backoff';
 import type { Scenario } from '../scenario';
 
 const scenario: Scenario = {
@@ -16,7 +16,7 @@ const scenario: Scenario = {
     { step: 'expectClient', pendingMutationCount: 2 },
     { step: 'expectState', state: { n: 111 } },
     { step: 'dropSocket' },
-    { step: 'expectConnect', at: RECONNECT_BACKOFF_INITIAL_MS, params: { baseCookie: '1', lmid: '1' } },
+    { step: 'expectConnect', within: RECONNECT_JITTER_MAX_MS, params: { baseCookie: '1', lmid: '1' } },
     { step: 'sendConnected' },
     { step: 'expectPush', ids: [2, 3], mutations: [{ name: 'increment', args: { key: 'n', delta: 10 } }, { name: 'increment', args: { key: 'n', delta: 100 } }] },
   ],
