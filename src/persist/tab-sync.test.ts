@@ -116,6 +116,34 @@ describe('tabs of one client group', () => {
     expect((await groupRecord(tabs, a.client.clientGroupID))?.headHash).toBe(stored);
   });
 
+  it('a sync that starts while a server update rebases the view stores a whole state, whenever it starts (alone and merging another tab)', async () => {
+    const update = { baseCookie: null, cookie: 1, lastMutationIDChanges: {}, patch: [{ op: 'put' as const, key: 's', value: 1 }] };
+    for (const withSibling of [false, true]) {
+      for (let ticks = 0; ticks < 60; ticks++) {
+        tabs = new Tabs({ frozen: true });
+        const a = await tabs.open();
+        const b = await tabs.open();
+        await a.client.sync();
+        for (let i = 0; i < 10; i++) await a.client.store.mutate('put', { key: `a${i}`, value: i });
+        if (withSibling) {
+          await b.client.store.mutate('put', { key: 'b', value: 1 });
+          await b.client.sync();
+        }
+        const applied = a.client.store.applyServerUpdate(update);
+        for (let i = 0; i < ticks; i++) await Promise.resolve();
+        expect(await a.client.sync()).toBe('synced');
+        await applied;
+        expect(await a.client.sync()).toBe('synced');
+        const c = await tabs.open();
+        expect(await valueOf(c, 'a9')).toBe(9);
+        expect(await valueOf(c, 's')).toBe(1);
+        if (withSibling) expect(await valueOf(c, 'b')).toBe(1);
+        expect(a.errors).toEqual([]);
+        await tabs.closeAll();
+      }
+    }
+  });
+
   it('a tab whose client record is gone learns it at its next sync', async () => {
     tabs = new Tabs({ frozen: true });
     const a = await tabs.open();

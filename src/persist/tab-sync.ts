@@ -22,10 +22,10 @@
  * a sync is a single write.
  */
 import { REFRESH_MAX_GATHER_BYTES } from '../../protocol/constants';
-import type { Hash } from '../dag/types';
+import type { Chunk, Hash } from '../dag/types';
 import type { LazyDagStore } from '../dag/lazy-store';
 import type { PersistentDagStore } from '../dag/store';
-import { readCommit, type Commit, type SnapshotCommitData } from '../db/commit';
+import { readCommit, type SnapshotCommitData } from '../db/commit';
 import { compareCookies } from '../db/cookie-order';
 import type { Database } from '../db/database';
 import { applyMergePlan, isNoOp, planMerge, readChainOf, type Chain } from '../db/merge-chains';
@@ -71,6 +71,12 @@ interface HeadInfo {
   readonly lastIDs: Readonly<Record<string, number>>;
 }
 
+/** A head to store: its chain as described, and its chunks that are only in memory (children first). */
+interface StoredHead {
+  readonly info: HeadInfo;
+  readonly chunks: readonly Chunk[];
+}
+
 export class TabSync {
   readonly #o: TabSyncOptions;
   /** The group head this view last merged. */
@@ -111,7 +117,7 @@ export class TabSync {
       const merged = this.#merged;
       if (compareCookies(db.snapshotCommit.data.cookie, merged.cookie) >= 0) {
         // The view is as new as the group head it merged last: if that is still the group head, the view supersedes it.
-        const view = db.headCommit;
+        const view = await db.lock.run(() => this.#captureView());
         const result = await this.#store(view, merged, view);
         if (result !== 'conflict') return result;
       }
@@ -156,22 +162,28 @@ export class TabSync {
   /** Stores the view and moves the group head from `group` (protected) to the merge of both. */
   async #storeMerged(group: HeadInfo): Promise<SyncResult | 'conflict'> {
     const { db, memdag } = this.#o;
-    const view = db.headCommit;
-    const target = await memdag.withWrite(async (dag) => {
-      const ours = await readChainOf(dag, view);
-      const theirs = await readChainOf(dag, await readCommit(dag, group.hash));
-      const plan = planMerge(ours, theirs);
-      if (isNoOp(plan, ours, theirs)) return plan.base === 'ours' ? view : theirs.head;
-      const head = await applyMergePlan(dag, plan, ours, theirs, (name) => db.mutatorFor(name), db.ctx);
-      // Held by a head of its own until it is stored, so the memory dag does not collect it.
-      await dag.setHead(MERGE_HEAD, head.hash);
-      await dag.commit();
-      return head;
+    const { view, target } = await db.lock.run(async () => {
+      const view = this.#captureView();
+      const head = await memdag.withWrite(async (dag) => {
+        const ours = await readChainOf(dag, await readCommit(dag, view.info.hash));
+        const theirs = await readChainOf(dag, await readCommit(dag, group.hash));
+        const plan = planMerge(ours, theirs);
+        if (isNoOp(plan, ours, theirs)) return plan.base;
+        const merged = await applyMergePlan(dag, plan, ours, theirs, (name) => db.mutatorFor(name), db.ctx);
+        const info = describeChain(await readChainOf(dag, merged));
+        // Held by a head of its own until it is stored, so the memory dag does not collect it.
+        await dag.setHead(MERGE_HEAD, merged.hash);
+        await dag.commit();
+        return info;
+      });
+      if (head === 'ours') return { view, target: view };
+      if (head === 'theirs') return { view, target: { info: group, chunks: [] } };
+      return { view, target: { info: head, chunks: memdag.memoryOnlyClosure([head.hash]) } };
     });
     try {
       return await this.#store(view, group, target);
     } finally {
-      if (target !== view && target.hash !== group.hash) {
+      if (target !== view && target.info.hash !== group.hash) {
         await memdag.withWrite(async (dag) => {
           await dag.removeHead(MERGE_HEAD);
           await dag.commit();
@@ -181,15 +193,29 @@ export class TabSync {
   }
 
   /**
+   * The view as it stands and the chunks a store of it writes. Run under the
+   * database lock: no commit can move the view (and collect its chunks)
+   * before they are gathered.
+   */
+  #captureView(): StoredHead {
+    const { db, memdag } = this.#o;
+    const head = db.headCommit;
+    const acked = db.snapshotCommit.data.lastMutationIDs;
+    const info = describePending(head.hash, db.snapshotCommit.data.cookie, acked, db.pendingMutations().map((m) => [m.clientID, m.id] as const));
+    return { info, chunks: memdag.memoryOnlyClosure([head.hash]) };
+  }
+
+  /**
    * One write: the view's chunks and the client head; then, if the group head
    * is still `expected` and `target` adds to it, the group head moves to `target`.
    */
-  async #store(view: Commit, expected: HeadInfo, target: Commit): Promise<SyncResult | 'conflict'> {
+  async #store(view: StoredHead, expected: HeadInfo, target: StoredHead): Promise<SyncResult | 'conflict'> {
     const { memdag, clientID, clientGroupID } = this.#o;
-    const viewChunks = memdag.memoryOnlyClosure([view.hash]);
-    const next = target.hash === expected.hash ? expected : await this.#describe(target.hash);
+    const viewChunks = view.chunks;
+    const next = target.info;
     const moveGroup = !addsNothing(next, expected);
-    const targetChunks = moveGroup && target !== view ? memdag.memoryOnlyClosure([target.hash]) : [];
+    const targetChunks = moveGroup && target !== view ? target.chunks : [];
+    const viewHash = view.info.hash;
     const outcome = await this.#o.perdag.withWrite(async (w) => {
       const [client, group] = await Promise.all([readClient(w, clientID), readGroup(w, clientGroupID)]);
       if (client === undefined || group === undefined || group.disabled) return 'client-state-not-found' as const;
@@ -199,8 +225,8 @@ export class TabSync {
         for (const chunk of targetChunks) await w.putChunk(chunk);
         await writeGroup(w, clientGroupID, groupRecordFor(next, group), group);
       }
-      if (client.headHash !== view.hash || client.tempRefreshHash !== null) {
-        await writeClient(w, clientID, { ...client, headHash: view.hash, tempRefreshHash: null }, client);
+      if (client.headHash !== viewHash || client.tempRefreshHash !== null) {
+        await writeClient(w, clientID, { ...client, headHash: viewHash, tempRefreshHash: null }, client);
       }
       await w.commit();
       return conflict ? ('conflict' as const) : moveGroup ? ('moved' as const) : ('kept' as const);
@@ -227,14 +253,25 @@ export class TabSync {
 }
 
 function describeChain(chain: Chain): HeadInfo {
-  const acked = chain.snapshot.data.lastMutationIDs;
+  const { cookie, lastMutationIDs } = chain.snapshot.data;
+  return describePending(chain.head.hash, cookie, lastMutationIDs, chain.locals.map((c) => [c.data.clientID, c.data.mutationID] as const));
+}
+
+/** `mutations`: the head's local mutations as [clientID, id]; those the snapshot acknowledges are not pending. */
+function describePending(
+  hash: Hash,
+  cookie: SnapshotCommitData['cookie'],
+  acked: Readonly<Record<string, number>>,
+  mutations: readonly (readonly [clientID: string, id: number])[],
+): HeadInfo {
   const lastIDs: Record<string, number> = { ...acked };
   const pending = new Set<string>();
-  for (const c of chain.locals) {
-    pending.add(`${c.data.clientID}\u0000${c.data.mutationID}`);
-    lastIDs[c.data.clientID] = Math.max(lastIDs[c.data.clientID] ?? 0, c.data.mutationID);
+  for (const [clientID, id] of mutations) {
+    if (id <= (acked[clientID] ?? 0)) continue;
+    pending.add(`${clientID}\u0000${id}`);
+    lastIDs[clientID] = Math.max(lastIDs[clientID] ?? 0, id);
   }
-  return { hash: chain.head.hash, cookie: chain.snapshot.data.cookie, acked, pending, lastIDs };
+  return { hash, cookie, acked, pending, lastIDs };
 }
 
 /** Whether `next` would add nothing to `current`: the same server state and no pending mutation more. */
