@@ -9,6 +9,7 @@ const BENCHES: Record<string, () => Promise<() => Promise<void>>> = {
   store: async () => (await import('./store')).runStoreBench,
   btree: async () => (await import('./btree')).runBTreeBench,
   server: async () => (await import('./server')).runServerBench,
+  browser: async () => (await import('./browser/run')).runBrowserBench,
 };
 
 const requested = process.argv.slice(2).filter((arg) => !arg.startsWith('-'));
