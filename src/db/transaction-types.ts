@@ -61,6 +61,12 @@ export interface ReadTransaction {
 export interface WriteTransaction extends ReadTransaction {
   /** The id of the mutation this transaction runs. */
   readonly mutationID: number;
+  /**
+   * Who pushed the mutation, when it runs on the server (`reason` is
+   * 'authoritative'): the user id the server's auth gave and the token's
+   * claims. Undefined on the client. A mutator refuses a write by throwing.
+   */
+  readonly auth?: { readonly userID: string; readonly claims: Readonly<Record<string, unknown>> };
   put(key: string, value: ReadonlyJSONValue): Promise<void>;
   /** Returns whether the key existed. */
   del(key: string): Promise<boolean>;
