@@ -59,6 +59,25 @@ export class StaleRoomError extends Error {
 }
 
 /**
+ * What changed in a stored room after a version, read in one snapshot: the
+ * entries (tombstones too) and clients written after it, or, when that
+ * version is older than the room's tombstone horizon (deletions since were
+ * forgotten), every entry and client (`full`).
+ */
+export interface RoomChanges {
+  readonly meta: RoomMeta;
+  readonly full: boolean;
+  readonly entries: readonly StoredEntry[];
+  readonly clients: readonly StoredClient[];
+}
+
+/** The storage could not be reached (or gave up on a lock): nothing was written; try again later. */
+export class StorageUnavailableError extends Error {
+  readonly kind = 'StorageUnavailable';
+  override readonly name = 'StorageUnavailableError';
+}
+
+/**
  * Where rooms live. Async so that a networked implementation (e.g.
  * PostgreSQL, for several server processes) can follow. `commitBatch` must be
  * durable when its promise resolves: the server pokes clients only after that.
@@ -76,4 +95,53 @@ export interface Storage {
   deleteRoom(roomID: string): Promise<boolean>;
   commitBatch(roomID: string, batch: BatchCommit): Promise<void>;
   close(): Promise<void>;
+}
+
+/** A room's row held locked in an open transaction (a shared storage's batch). */
+export interface RoomLock {
+  /** What changed after the version the caller knew, read under the lock. */
+  readonly changes: RoomChanges;
+  /** Writes the batch, bumps the version, tells the other nodes, and commits; the lock is released. */
+  commit(batch: BatchCommit): Promise<void>;
+  /** Rolls back and releases the lock. */
+  release(): Promise<void>;
+}
+
+/** What one node tells the others (a hint: each reads the truth from the storage). */
+export type ClusterEvent =
+  /** The room's row changed: a new version (when known), closed or opened, or deleted. */
+  | { readonly kind: 'room'; readonly roomID: string; readonly version?: number }
+  /** Connections matching every given field (all of them with `all`) must get AuthInvalidated. */
+  | { readonly kind: 'invalidate'; readonly all: boolean; readonly userID?: string; readonly roomID?: string }
+  /** Events may have been missed (the listener reconnected, or a poll is due): check every room held. */
+  | { readonly kind: 'resync' };
+
+/** A room's row: what a node compares with the rooms it holds. */
+export interface RoomState {
+  readonly version: number;
+  readonly closed: boolean;
+}
+
+/**
+ * A storage several server processes (nodes) share, e.g. PostgreSQL: the
+ * database is the truth, a node's room state only a cache valid while its
+ * version is the stored one. Batches run holding the room's lock; other nodes
+ * learn of them through events and read what changed.
+ */
+export interface SharedStorage extends Storage {
+  readonly shared: true;
+  /** Locks the room's row in a new transaction; undefined when the room does not exist. */
+  lockRoom(roomID: string, knownVersion: number): Promise<RoomLock | undefined>;
+  /** undefined when the room does not exist. */
+  changesSince(roomID: string, version: number): Promise<RoomChanges | undefined>;
+  /** The rows of these rooms; a room missing from the answer was deleted. */
+  roomStates(roomIDs: readonly string[]): Promise<Map<string, RoomState>>;
+  /** Tells the other nodes (never this one). */
+  publish(event: ClusterEvent): Promise<void>;
+  /** Starts delivering other nodes' events (and `resync` when some may have been missed). */
+  listen(onEvent: (event: ClusterEvent) => void): Promise<void>;
+}
+
+export function isSharedStorage(storage: Storage): storage is SharedStorage {
+  return (storage as Partial<SharedStorage>).shared === true;
 }

@@ -1,0 +1,84 @@
+import type { ClientBase } from 'pg';
+
+/**
+ * The schema, as numbered steps. A database records the steps it has; a
+ * server applies the missing ones on start, in one transaction, under an
+ * advisory lock (several nodes may start at once). Steps are only ever added:
+ * an existing step is never edited and nothing is dropped to make room.
+ *
+ * Keys, room and client ids are `COLLATE "C"`: byte order of UTF-8, the order
+ * the client's store uses. Values are `text`, not `jsonb`, so JSON object key
+ * order survives.
+ */
+export const MIGRATIONS: readonly { readonly version: number; readonly sql: string }[] = [
+  {
+    version: 1,
+    sql: `
+CREATE TABLE roomsync_rooms (
+  room_id text COLLATE "C" PRIMARY KEY,
+  version bigint NOT NULL,
+  closed boolean NOT NULL DEFAULT false,
+  tombstone_horizon bigint NOT NULL DEFAULT 0,
+  created_at bigint NOT NULL
+);
+CREATE TABLE roomsync_entries (
+  room_id text COLLATE "C" NOT NULL,
+  key text COLLATE "C" NOT NULL,
+  value text,
+  version bigint NOT NULL,
+  PRIMARY KEY (room_id, key)
+);
+CREATE INDEX roomsync_entries_by_version ON roomsync_entries (room_id, version);
+CREATE TABLE roomsync_clients (
+  room_id text COLLATE "C" NOT NULL,
+  client_id text COLLATE "C" NOT NULL,
+  client_group_id text COLLATE "C" NOT NULL,
+  last_mutation_id bigint NOT NULL,
+  user_id text COLLATE "C",
+  version bigint NOT NULL,
+  PRIMARY KEY (room_id, client_id)
+);
+CREATE INDEX roomsync_clients_by_version ON roomsync_clients (room_id, version);
+`,
+  },
+];
+
+/** Any 64-bit number that other users of the database do not take for their advisory locks. */
+const MIGRATION_LOCK_KEY = 7_210_425_118;
+
+/** The database's schema is newer than this server: it refuses to touch it. */
+export class SchemaTooNewError extends Error {
+  readonly kind = 'SchemaTooNew';
+  override readonly name = 'SchemaTooNewError';
+  constructor(
+    readonly found: number,
+    readonly known: number,
+  ) {
+    super(`The database's roomsync schema is at version ${found}, newer than this server knows (${known}): upgrade the server`);
+  }
+}
+
+/** Brings the schema to the newest version; answers the versions applied now. */
+export async function migrate(client: ClientBase, migrations = MIGRATIONS): Promise<number[]> {
+  const known = migrations.at(-1)?.version ?? 0;
+  await client.query('BEGIN');
+  try {
+    await client.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK_KEY]);
+    await client.query('CREATE TABLE IF NOT EXISTS roomsync_schema (version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())');
+    const { rows } = await client.query<{ v: number | null }>('SELECT max(version) AS v FROM roomsync_schema');
+    const current = rows[0]?.v ?? 0;
+    if (current > known) throw new SchemaTooNewError(current, known);
+    const applied: number[] = [];
+    for (const m of migrations) {
+      if (m.version <= current) continue;
+      await client.query(m.sql);
+      await client.query('INSERT INTO roomsync_schema (version) VALUES ($1)', [m.version]);
+      applied.push(m.version);
+    }
+    await client.query('COMMIT');
+    return applied;
+  } catch (error) {
+    await client.query('ROLLBACK').catch(() => {});
+    throw error;
+  }
+}

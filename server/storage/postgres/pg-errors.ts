@@ -1,0 +1,29 @@
+import { StorageUnavailableError } from '../types';
+
+/**
+ * SQLSTATE classes that say "not now" rather than "never": connection
+ * exceptions, transaction rollbacks (serialization, deadlock), insufficient
+ * resources, lock not available (lock_timeout), operator intervention
+ * (shutdown, query canceled), system errors.
+ */
+const TRANSIENT_CLASSES = new Set(['08', '40', '53', '55', '57', '58']);
+/** idle_in_transaction_session_timeout ended the session; in failed transaction. */
+const TRANSIENT_CODES = new Set(['25P03', '25P04']);
+const SQLSTATE = /^[0-9A-Z]{5}$/;
+
+/** True when the failure is PostgreSQL being unreachable or busy, not the statement being wrong. */
+export function isTransientPgError(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  if (error instanceof StorageUnavailableError) return true;
+  const code = (error as { code?: unknown }).code;
+  // No SQLSTATE: the socket (ECONNREFUSED, ECONNRESET, …) or the pool (connect timeout, connection ended).
+  if (typeof code !== 'string' || !SQLSTATE.test(code)) return true;
+  return TRANSIENT_CLASSES.has(code.slice(0, 2)) || TRANSIENT_CODES.has(code);
+}
+
+/** Rethrows a transient failure as StorageUnavailableError (its cause kept), anything else as it is. */
+export function classifyPgError(error: unknown, what: string): Error {
+  if (error instanceof StorageUnavailableError) return error;
+  if (isTransientPgError(error)) return new StorageUnavailableError(`PostgreSQL is unavailable: ${what}: ${(error as Error).message}`, { cause: error });
+  return error instanceof Error ? error : new Error(String(error));
+}

@@ -1,0 +1,191 @@
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { compareKeys } from '../../key-order';
+import { startPostgres, type PostgresServer } from '../../test-support/postgres-server';
+import { describeStorageContract } from '../storage-contract';
+import type { ClusterEvent } from '../types';
+import { MIGRATIONS, SchemaTooNewError } from './migrations';
+import { PostgresStorage, PostgresUnreachableError } from './postgres-storage';
+
+let server: PostgresServer;
+let databases = 0;
+const opened: PostgresStorage[] = [];
+
+beforeAll(async () => {
+  server = await startPostgres();
+}, 60_000);
+afterAll(async () => {
+  await Promise.all(opened.map((s) => s.close().catch(() => {})));
+  await server?.stop();
+});
+
+async function freshURL(): Promise<string> {
+  return server.createDatabase(`storage_${++databases}`);
+}
+
+async function open(url: string, options: Partial<ConstructorParameters<typeof Object>[0]> = {}): Promise<PostgresStorage> {
+  const s = await PostgresStorage.open({ connectionString: url, ...options });
+  opened.push(s);
+  return s;
+}
+
+async function sql<T extends pg.QueryResultRow>(url: string, text: string, values: unknown[] = []): Promise<T[]> {
+  const c = new pg.Client({ connectionString: url });
+  await c.connect();
+  try {
+    return (await c.query<T>(text, values)).rows;
+  } finally {
+    await c.end();
+  }
+}
+
+/** Polls until `holds` (no fixed sleeps: PostgreSQL's own timers decide when). */
+async function until(what: string, holds: () => Promise<boolean>): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  while (!(await holds())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+function nextEvent(events: ClusterEvent[], what: (e: ClusterEvent) => boolean): Promise<ClusterEvent> {
+  return new Promise((resolve, reject) => {
+    const deadline = Date.now() + 10_000;
+    const look = () => {
+      const found = events.find(what);
+      if (found !== undefined) return resolve(found);
+      if (Date.now() > deadline) return reject(new Error(`no such event; got ${JSON.stringify(events)}`));
+      setTimeout(look, 5);
+    };
+    look();
+  });
+}
+
+describeStorageContract('PostgresStorage', async () => open(await freshURL()));
+
+describe('PostgresStorage', () => {
+  it('migrates a new database once, and refuses one whose schema is newer than it knows', async () => {
+    const url = await freshURL();
+    await open(url);
+    await open(url);
+    expect(await sql(url, 'SELECT version FROM roomsync_schema ORDER BY version')).toEqual(MIGRATIONS.map((m) => ({ version: m.version })));
+    await sql(url, 'INSERT INTO roomsync_schema (version) VALUES (99)');
+    await expect(PostgresStorage.open({ connectionString: url })).rejects.toBeInstanceOf(SchemaTooNewError);
+  });
+
+  it('orders keys by UTF-8 bytes, like the client, and keeps values as the exact JSON text', async () => {
+    const url = await freshURL();
+    const s = await open(url);
+    await s.createRoom('r', 0);
+    const keys = ['b', 'B', 'é', '\uFFFF', '😀', 'a\u0001', 'a'];
+    const json = '{"z":1,"a":[true,null],"__proto__":"x","é":"\\u0000"}';
+    await s.commitBatch('r', { baseVersion: 0, version: 1, entries: keys.map((key) => ({ key, json, version: 1 })), clients: [] });
+    const rows = await sql<{ key: string; value: string }>(url, "SELECT key, value FROM roomsync_entries WHERE room_id = 'r' ORDER BY key");
+    expect(rows.map((r) => r.key)).toEqual([...keys].sort(compareKeys));
+    expect(new Set(rows.map((r) => r.value))).toEqual(new Set([json]));
+  });
+
+  it('is a clear error when PostgreSQL cannot be reached at start', async () => {
+    const error = await PostgresStorage.open({ connectionString: 'postgres://postgres:secret@127.0.0.1:1/none', connectTimeoutMs: 2000 }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(PostgresUnreachableError);
+    expect((error as Error).message).toMatch(/^PostgreSQL at postgres:\/\/postgres:\*\*\*@127\.0\.0\.1:1\/none is unreachable: .*ECONNREFUSED/);
+  });
+
+  it('reads what changed since a version, and everything once that version is older than the tombstone horizon', async () => {
+    const s = await open(await freshURL());
+    await s.createRoom('r', 0);
+    await s.commitBatch('r', {
+      baseVersion: 0,
+      version: 1,
+      entries: [
+        { key: 'a', json: '1', version: 1 },
+        { key: 'b', json: '1', version: 1 },
+      ],
+      clients: [{ clientID: 'c1', clientGroupID: 'g1', lastMutationID: 1, userID: 'u' }],
+    });
+    await s.commitBatch('r', {
+      baseVersion: 1,
+      version: 2,
+      entries: [{ key: 'b', json: undefined, version: 2 }],
+      clients: [{ clientID: 'c2', clientGroupID: 'g1', lastMutationID: 1, userID: 'u' }],
+    });
+    const delta = await s.changesSince('r', 1);
+    expect(delta).toMatchObject({ full: false, meta: { version: 2 }, entries: [{ key: 'b', json: undefined, version: 2 }] });
+    expect(delta?.clients.map((c) => c.clientID)).toEqual(['c2']);
+    expect(await s.changesSince('r', 2)).toMatchObject({ full: false, entries: [], clients: [] });
+    await s.commitBatch('r', { baseVersion: 2, version: 3, entries: [{ key: 'c', json: '3', version: 3 }], clients: [], tombstoneHorizon: 2 });
+    const full = await s.changesSince('r', 1);
+    expect(full?.full).toBe(true);
+    expect(full?.entries.map((e) => e.key).sort()).toEqual(['a', 'c']);
+    expect(full?.clients.map((c) => c.clientID).sort()).toEqual(['c1', 'c2']);
+    expect(await s.changesSince('missing', 0)).toBeUndefined();
+  });
+
+  it('runs a batch holding the room lock: another node waits, then sees what was committed', async () => {
+    const url = await freshURL();
+    const a = await open(url);
+    const b = await open(url);
+    await a.createRoom('r', 0);
+    const lockA = await a.lockRoom('r', 0);
+    let bLocked = false;
+    const lockingB = b.lockRoom('r', 0).then((l) => ((bLocked = true), l));
+    await until('B to wait for the lock', async () => (await sql(url, 'SELECT 1 FROM pg_locks WHERE NOT granted')).length > 0);
+    expect(bLocked).toBe(false);
+    await lockA!.commit({ baseVersion: 0, version: 1, entries: [{ key: 'k', json: '"a"', version: 1 }], clients: [] });
+    const lockB = (await lockingB)!;
+    expect(lockB.changes).toMatchObject({ meta: { version: 1 }, entries: [{ key: 'k', json: '"a"', version: 1 }] });
+    await expect(lockB.commit({ baseVersion: 0, version: 1, entries: [], clients: [] })).rejects.toMatchObject({ kind: 'StaleRoom' });
+    expect(await a.lockRoom('missing', 0)).toBeUndefined();
+  });
+
+  it('tells other nodes of committed batches and admin changes, never itself', async () => {
+    const url = await freshURL();
+    const a = await open(url);
+    const b = await open(url);
+    const seenA: ClusterEvent[] = [];
+    const seenB: ClusterEvent[] = [];
+    await a.listen((e) => seenA.push(e));
+    await b.listen((e) => seenB.push(e));
+    await a.createRoom('r', 0);
+    await a.commitBatch('r', { baseVersion: 0, version: 1, entries: [], clients: [] });
+    await nextEvent(seenB, (e) => e.kind === 'room' && e.version === 1);
+    await a.setRoomClosed('r', true);
+    await a.publish({ kind: 'invalidate', all: false, userID: 'u1' });
+    await nextEvent(seenB, (e) => e.kind === 'invalidate');
+    expect(seenB).toEqual([
+      { kind: 'room', roomID: 'r', version: 1 },
+      { kind: 'room', roomID: 'r' },
+      { kind: 'invalidate', all: false, userID: 'u1' },
+    ]);
+    expect(seenA).toEqual([]);
+  });
+
+  it('its listener reconnects after losing its connection, and reports it so rooms are checked', async () => {
+    const url = await freshURL();
+    const a = await open(url);
+    const b = await open(url);
+    const seen: ClusterEvent[] = [];
+    await b.listen((e) => seen.push(e));
+    await sql(url, "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query = 'LISTEN roomsync'");
+    await nextEvent(seen, (e) => e.kind === 'resync');
+    await a.publish({ kind: 'room', roomID: 'after' });
+    await nextEvent(seen, (e) => e.kind === 'room');
+  });
+
+  it('gives up waiting for a lock after the lock timeout, and ends a transaction left idle', async () => {
+    const url = await freshURL();
+    const holder = await open(url, { idleInTransactionTimeoutMs: 300 } as never);
+    const waiter = await open(url, { lockTimeoutMs: 100 } as never);
+    await holder.createRoom('r', 0);
+    const stuck = await holder.lockRoom('r', 0);
+    await expect(waiter.lockRoom('r', 0)).rejects.toMatchObject({ kind: 'StorageUnavailable' });
+    // The holder's session is ended by PostgreSQL; its commit fails and nothing was written.
+    await until('the idle transaction to be ended', async () => (await sql(url, "SELECT 1 FROM pg_stat_activity WHERE state LIKE 'idle in transaction%'")).length === 0);
+    await expect(stuck!.commit({ baseVersion: 0, version: 1, entries: [{ key: 'k', json: '1', version: 1 }], clients: [] })).rejects.toMatchObject({
+      kind: 'StorageUnavailable',
+    });
+    const lock = await waiter.lockRoom('r', 0);
+    expect(lock?.changes.meta.version).toBe(0);
+    await lock!.release();
+  });
+});

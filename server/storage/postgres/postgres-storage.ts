@@ -1,0 +1,465 @@
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import type { Timers } from '../../clock';
+import { silentLogger, type Logger } from '../../logger';
+import {
+  StaleRoomError,
+  StorageUnavailableError,
+  type BatchCommit,
+  type ClusterEvent,
+  type RoomChanges,
+  type RoomLock,
+  type RoomMeta,
+  type RoomState,
+  type SharedStorage,
+  type StoredClient,
+  type StoredEntry,
+  type StoredRoom,
+} from '../types';
+import { decodeEvent, encodeEvent, NOTIFY_CHANNEL } from './cluster-events';
+import { migrate } from './migrations';
+import { classifyPgError, isTransientPgError } from './pg-errors';
+import { PgListener } from './pg-listener';
+
+export interface PostgresStorageOptions {
+  /** postgres://user:password@host:port/database (also what `DATABASE_URL` holds). */
+  readonly connectionString: string;
+  /** Pooled connections of this node; it opens one more to LISTEN. @default 10 */
+  readonly poolSize?: number;
+  /** A batch waiting longer than this for its room's lock (held by another node) gives up and is retried. @default 10000 */
+  readonly lockTimeoutMs?: number;
+  /**
+   * PostgreSQL ends a session whose transaction stayed idle this long, so a
+   * node stuck while holding a room's lock (a mutator that never returns)
+   * cannot keep that room from every other node. Keep it above the mutator timeout.
+   * @default 30000
+   */
+  readonly idleInTransactionTimeoutMs?: number;
+  /** Waiting for a new connection to PostgreSQL. @default 5000 */
+  readonly connectTimeoutMs?: number;
+  /** Names this node in its notifications, so it ignores its own. @default random */
+  readonly nodeID?: string;
+  /** @default the global setTimeout/clearTimeout */
+  readonly timers?: Timers;
+  /** @default silentLogger */
+  readonly logger?: Logger;
+}
+
+export const DEFAULT_PG_POOL_SIZE = 10;
+export const DEFAULT_PG_LOCK_TIMEOUT_MS = 10_000;
+export const DEFAULT_PG_IDLE_IN_TRANSACTION_TIMEOUT_MS = 30_000;
+export const DEFAULT_PG_CONNECT_TIMEOUT_MS = 5000;
+const NODE_ID_BYTES = 6;
+
+/** PostgreSQL could not be reached when the server started. */
+export class PostgresUnreachableError extends Error {
+  readonly kind = 'PostgresUnreachable';
+  override readonly name = 'PostgresUnreachableError';
+}
+
+const systemTimers: Timers = {
+  setTimeout: (callback, ms) => setTimeout(callback, ms),
+  clearTimeout: (handle) => clearTimeout(handle as NodeJS.Timeout),
+};
+
+interface RoomRow {
+  room_id?: string;
+  version: string;
+  closed: boolean;
+  tombstone_horizon: string;
+  created_at: string;
+}
+interface EntryRow {
+  key: string;
+  value: string | null;
+  version: string;
+}
+interface ClientRow {
+  client_id: string;
+  client_group_id: string;
+  last_mutation_id: string;
+  user_id: string | null;
+}
+
+const ROOM_COLUMNS = 'version, closed, tombstone_horizon, created_at';
+const SQL = {
+  room: `SELECT ${ROOM_COLUMNS} FROM roomsync_rooms WHERE room_id = $1`,
+  lockRoom: `SELECT ${ROOM_COLUMNS} FROM roomsync_rooms WHERE room_id = $1 FOR UPDATE`,
+  entries: 'SELECT key, value, version FROM roomsync_entries WHERE room_id = $1',
+  clients: 'SELECT client_id, client_group_id, last_mutation_id, user_id FROM roomsync_clients WHERE room_id = $1',
+  // Everything after $2, or everything when $2 is older than the horizon (those deletions are forgotten).
+  entriesSince:
+    'SELECT key, value, version FROM roomsync_entries WHERE room_id = $1 AND version > ' +
+    '(SELECT CASE WHEN $2::bigint < tombstone_horizon THEN -1 ELSE $2::bigint END FROM roomsync_rooms WHERE room_id = $1)',
+  clientsSince:
+    'SELECT client_id, client_group_id, last_mutation_id, user_id FROM roomsync_clients WHERE room_id = $1 AND version > ' +
+    '(SELECT CASE WHEN $2::bigint < tombstone_horizon THEN -1 ELSE $2::bigint END FROM roomsync_rooms WHERE room_id = $1)',
+  putEntries:
+    'INSERT INTO roomsync_entries (room_id, key, value, version) SELECT $1, k, v, n FROM unnest($2::text[], $3::text[], $4::bigint[]) AS t(k, v, n) ' +
+    'ON CONFLICT (room_id, key) DO UPDATE SET value = EXCLUDED.value, version = EXCLUDED.version',
+  putClients:
+    'INSERT INTO roomsync_clients (room_id, client_id, client_group_id, last_mutation_id, user_id, version) ' +
+    'SELECT $1, c, g, l, u, $6 FROM unnest($2::text[], $3::text[], $4::bigint[], $5::text[]) AS t(c, g, l, u) ' +
+    'ON CONFLICT (room_id, client_id) DO UPDATE SET client_group_id = EXCLUDED.client_group_id, ' +
+    'last_mutation_id = EXCLUDED.last_mutation_id, user_id = EXCLUDED.user_id, version = EXCLUDED.version',
+  pruneTombstones: 'DELETE FROM roomsync_entries WHERE room_id = $1 AND value IS NULL AND version <= $2',
+  setVersion: 'UPDATE roomsync_rooms SET version = $2, tombstone_horizon = GREATEST(tombstone_horizon, $3) WHERE room_id = $1',
+  notify: 'SELECT pg_notify($1, $2)',
+};
+
+type Query = string | { readonly name: string; readonly text: string; readonly values: readonly unknown[] };
+
+/** A named (prepared once per connection) statement. */
+const q = (name: keyof typeof SQL, values: readonly unknown[]): Query => ({ name: `roomsync_${name}`, text: SQL[name], values });
+
+/**
+ * Sends the queries at once (pg's pipelining: one round trip) and waits for
+ * every answer, so the connection is idle again when this settles; throws
+ * the first failure.
+ */
+async function pipeline(client: pg.PoolClient, queries: readonly Query[]): Promise<pg.QueryResult[]> {
+  const settled = await Promise.allSettled(queries.map((query) => (typeof query === 'string' ? client.query(query) : client.query({ ...query, values: [...query.values] }))));
+  const failed = settled.find((r) => r.status === 'rejected');
+  if (failed !== undefined) throw failed.reason;
+  return settled.map((r) => (r as PromiseFulfilledResult<pg.QueryResult>).value);
+}
+
+const toMeta = (roomID: string, r: RoomRow): RoomMeta => ({
+  roomID,
+  version: Number(r.version),
+  closed: r.closed,
+  tombstoneHorizon: Number(r.tombstone_horizon),
+  createdAt: Number(r.created_at),
+});
+const toEntry = (r: EntryRow): StoredEntry => ({ key: r.key, json: r.value ?? undefined, version: Number(r.version) });
+const toClient = (r: ClientRow): StoredClient => ({
+  clientID: r.client_id,
+  clientGroupID: r.client_group_id,
+  lastMutationID: Number(r.last_mutation_id),
+  ...(r.user_id === null ? {} : { userID: r.user_id }),
+});
+
+/**
+ * Rooms in PostgreSQL, shared by any number of server processes. A batch is
+ * one transaction holding its room's row lock: what other nodes committed
+ * since is read under the lock, the batch is written with the new version and
+ * a NOTIFY, and committed. Reads that must agree (a room, what changed since a
+ * version) are one REPEATABLE READ snapshot, pipelined into one round trip.
+ */
+export class PostgresStorage implements SharedStorage {
+  readonly shared = true;
+  readonly nodeID: string;
+  private readonly pool: pg.Pool;
+  private listener: PgListener | undefined;
+
+  private constructor(
+    private readonly options: PostgresStorageOptions,
+    private readonly logger: Logger,
+  ) {
+    this.nodeID = options.nodeID ?? randomBytes(NODE_ID_BYTES).toString('hex');
+    this.pool = new pg.Pool({
+      ...this.connectionConfig(),
+      max: options.poolSize ?? DEFAULT_PG_POOL_SIZE,
+      pipeline: true,
+      lock_timeout: options.lockTimeoutMs ?? DEFAULT_PG_LOCK_TIMEOUT_MS,
+      idle_in_transaction_session_timeout: options.idleInTransactionTimeoutMs ?? DEFAULT_PG_IDLE_IN_TRANSACTION_TIMEOUT_MS,
+    } as pg.PoolConfig);
+    // An idle pooled connection that breaks (PostgreSQL restarted) is dropped by the pool; the next use opens a new one.
+    this.pool.on('error', (error) => this.logger.warn('a pooled PostgreSQL connection failed', { error }));
+    // A connection in use that breaks reports it here too (and its query fails): never an uncaught error.
+    this.pool.on('connect', (client) => client.on('error', (error) => this.logger.debug('a PostgreSQL connection in use failed', { error })));
+  }
+
+  /**
+   * Connects, brings the schema up to date and answers the storage; rejects
+   * with PostgresUnreachableError (a one-line reason) when PostgreSQL cannot
+   * be reached, or the migration's error.
+   */
+  static async open(options: PostgresStorageOptions): Promise<PostgresStorage> {
+    const storage = new PostgresStorage(options, options.logger ?? silentLogger);
+    let client: pg.PoolClient;
+    try {
+      client = await storage.pool.connect();
+    } catch (error) {
+      await storage.pool.end().catch(() => {});
+      throw new PostgresUnreachableError(`PostgreSQL at ${redactURL(options.connectionString)} is unreachable: ${(error as Error).message || String(error)}`, { cause: error });
+    }
+    try {
+      const applied = await migrate(client);
+      if (applied.length > 0) storage.logger.info('PostgreSQL schema migrated', { applied });
+    } catch (error) {
+      client.release(true);
+      await storage.pool.end().catch(() => {});
+      throw error;
+    }
+    client.release();
+    return storage;
+  }
+
+  private connectionConfig(): pg.ClientConfig {
+    return {
+      connectionString: this.options.connectionString,
+      connectionTimeoutMillis: this.options.connectTimeoutMs ?? DEFAULT_PG_CONNECT_TIMEOUT_MS,
+      application_name: `roomsync ${this.nodeID}`,
+    };
+  }
+
+  /** Runs `fn` with a pooled connection; a connection that failed is discarded, transient failures become StorageUnavailableError. */
+  private async withClient<T>(what: string, fn: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+    let client: pg.PoolClient;
+    try {
+      client = await this.pool.connect();
+    } catch (error) {
+      throw classifyPgError(error, what);
+    }
+    try {
+      const result = await fn(client);
+      client.release();
+      return result;
+    } catch (error) {
+      client.release(isTransientPgError(error) ? (error as Error) : undefined);
+      throw classifyPgError(error, what);
+    }
+  }
+
+  async listRooms(): Promise<RoomMeta[]> {
+    return this.withClient('listing rooms', async (c) => {
+      const { rows } = await c.query<RoomRow & { room_id: string }>(`SELECT room_id, ${ROOM_COLUMNS} FROM roomsync_rooms ORDER BY room_id`);
+      return rows.map((r) => toMeta(r.room_id, r));
+    });
+  }
+
+  async countRooms(): Promise<number> {
+    return this.withClient('counting rooms', async (c) => Number((await c.query<{ n: string }>('SELECT count(*) AS n FROM roomsync_rooms')).rows[0]!.n));
+  }
+
+  async loadRoom(roomID: string): Promise<StoredRoom | undefined> {
+    return this.withClient('loading a room', async (c) => {
+      const [, room, entries, clients] = await pipeline(c, [
+        'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY',
+        q('room', [roomID]),
+        q('entries', [roomID]),
+        q('clients', [roomID]),
+        'COMMIT',
+      ]);
+      const row = room!.rows[0] as RoomRow | undefined;
+      if (row === undefined) return undefined;
+      return { meta: toMeta(roomID, row), entries: (entries!.rows as EntryRow[]).map(toEntry), clients: (clients!.rows as ClientRow[]).map(toClient) };
+    });
+  }
+
+  async changesSince(roomID: string, version: number): Promise<RoomChanges | undefined> {
+    return this.withClient('reading changes', async (c) => {
+      const [, room, entries, clients] = await pipeline(c, [
+        'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY',
+        q('room', [roomID]),
+        q('entriesSince', [roomID, version]),
+        q('clientsSince', [roomID, version]),
+        'COMMIT',
+      ]);
+      return changesOf(roomID, version, room!, entries!, clients!);
+    });
+  }
+
+  async roomStates(roomIDs: readonly string[]): Promise<Map<string, RoomState>> {
+    if (roomIDs.length === 0) return new Map();
+    return this.withClient('reading room versions', async (c) => {
+      const { rows } = await c.query<{ room_id: string; version: string; closed: boolean }>(
+        'SELECT room_id, version, closed FROM roomsync_rooms WHERE room_id = ANY($1::text[])',
+        [roomIDs],
+      );
+      return new Map(rows.map((r) => [r.room_id, { version: Number(r.version), closed: r.closed }]));
+    });
+  }
+
+  async createRoom(roomID: string, createdAt: number): Promise<boolean> {
+    return this.withClient('creating a room', async (c) => {
+      const r = await c.query('INSERT INTO roomsync_rooms (room_id, version, created_at) VALUES ($1, 0, $2) ON CONFLICT (room_id) DO NOTHING', [roomID, createdAt]);
+      return r.rowCount === 1;
+    });
+  }
+
+  async setRoomClosed(roomID: string, closed: boolean): Promise<boolean> {
+    return this.withClient('closing a room', async (c) => {
+      const [, updated] = await pipeline(c, [
+        'BEGIN',
+        { name: 'roomsync_setClosed', text: 'UPDATE roomsync_rooms SET closed = $2 WHERE room_id = $1', values: [roomID, closed] },
+        q('notify', [NOTIFY_CHANNEL, encodeEvent(this.nodeID, { kind: 'room', roomID })]),
+        'COMMIT',
+      ]);
+      return updated!.rowCount === 1;
+    });
+  }
+
+  async deleteRoom(roomID: string): Promise<boolean> {
+    return this.withClient('deleting a room', async (c) => {
+      const results = await pipeline(c, [
+        'BEGIN',
+        { name: 'roomsync_deleteEntries', text: 'DELETE FROM roomsync_entries WHERE room_id = $1', values: [roomID] },
+        { name: 'roomsync_deleteClients', text: 'DELETE FROM roomsync_clients WHERE room_id = $1', values: [roomID] },
+        { name: 'roomsync_deleteRoom', text: 'DELETE FROM roomsync_rooms WHERE room_id = $1', values: [roomID] },
+        q('notify', [NOTIFY_CHANNEL, encodeEvent(this.nodeID, { kind: 'room', roomID })]),
+        'COMMIT',
+      ]);
+      return results[3]!.rowCount === 1;
+    });
+  }
+
+  async lockRoom(roomID: string, knownVersion: number): Promise<RoomLock | undefined> {
+    let client: pg.PoolClient;
+    try {
+      client = await this.pool.connect();
+    } catch (error) {
+      throw classifyPgError(error, 'locking a room');
+    }
+    let results: pg.QueryResult[];
+    try {
+      results = await pipeline(client, ['BEGIN', q('lockRoom', [roomID]), q('entriesSince', [roomID, knownVersion]), q('clientsSince', [roomID, knownVersion])]);
+    } catch (error) {
+      await this.finish(client, error);
+      throw classifyPgError(error, 'locking a room');
+    }
+    const changes = changesOf(roomID, knownVersion, results[1]!, results[2]!, results[3]!);
+    if (changes === undefined) {
+      await this.finish(client, undefined);
+      return undefined;
+    }
+    return new PgRoomLock(this, client, roomID, changes);
+  }
+
+  /** Rolls back whatever is open and returns the connection to the pool (dropping it when it failed). */
+  async finish(client: pg.PoolClient, error: unknown): Promise<void> {
+    if (error !== undefined && isTransientPgError(error)) {
+      client.release(error as Error);
+      return;
+    }
+    try {
+      await client.query('ROLLBACK');
+      client.release();
+    } catch (rollbackError) {
+      client.release(rollbackError as Error);
+    }
+  }
+
+  /** The statements that write a batch, bump the room's version and tell the other nodes; then COMMIT. */
+  writeQueries(roomID: string, batch: BatchCommit): Query[] {
+    const queries: Query[] = [];
+    if (batch.tombstoneHorizon !== undefined) queries.push(q('pruneTombstones', [roomID, batch.tombstoneHorizon]));
+    if (batch.entries.length > 0) {
+      const e = batch.entries;
+      queries.push(q('putEntries', [roomID, e.map((x) => x.key), e.map((x) => x.json ?? null), e.map((x) => x.version)]));
+    }
+    if (batch.clients.length > 0) {
+      const c = batch.clients;
+      queries.push(
+        q('putClients', [roomID, c.map((x) => x.clientID), c.map((x) => x.clientGroupID), c.map((x) => x.lastMutationID), c.map((x) => x.userID ?? null), batch.version]),
+      );
+    }
+    queries.push(q('setVersion', [roomID, batch.version, batch.tombstoneHorizon ?? 0]));
+    queries.push(q('notify', [NOTIFY_CHANNEL, encodeEvent(this.nodeID, { kind: 'room', roomID, version: batch.version })]));
+    queries.push('COMMIT');
+    return queries;
+  }
+
+  async commitBatch(roomID: string, batch: BatchCommit): Promise<void> {
+    const lock = await this.lockRoom(roomID, batch.baseVersion);
+    if (lock === undefined) throw new Error(`Room ${roomID} does not exist`);
+    await lock.commit(batch);
+  }
+
+  async publish(event: ClusterEvent): Promise<void> {
+    await this.withClient('notifying other nodes', async (c) => {
+      await c.query(q('notify', [NOTIFY_CHANNEL, encodeEvent(this.nodeID, event)]) as pg.QueryConfig);
+    });
+  }
+
+  async listen(onEvent: (event: ClusterEvent) => void): Promise<void> {
+    if (this.listener !== undefined) throw new Error('PostgresStorage is listening already');
+    const listener = new PgListener({
+      newConnection: () => new pg.Client(this.connectionConfig()),
+      channel: NOTIFY_CHANNEL,
+      onPayload: (payload) => {
+        const decoded = decodeEvent(payload);
+        if (decoded === undefined) this.logger.warn('ignoring a notification that is not roomsync\'s', { payload: payload.slice(0, 200) });
+        else if (decoded.nodeID !== this.nodeID) onEvent(decoded.event);
+      },
+      onReconnected: () => onEvent({ kind: 'resync' }),
+      timers: this.options.timers ?? systemTimers,
+      logger: this.logger,
+    });
+    this.listener = listener;
+    try {
+      await listener.start();
+    } catch (error) {
+      this.listener = undefined;
+      throw classifyPgError(error, 'listening for other nodes');
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.listener?.stop();
+    await this.pool.end();
+  }
+}
+
+class PgRoomLock implements RoomLock {
+  private done = false;
+
+  constructor(
+    private readonly storage: PostgresStorage,
+    private readonly client: pg.PoolClient,
+    private readonly roomID: string,
+    readonly changes: RoomChanges,
+  ) {}
+
+  async commit(batch: BatchCommit): Promise<void> {
+    this.settle();
+    if (batch.baseVersion !== this.changes.meta.version) {
+      await this.storage.finish(this.client, undefined);
+      throw new StaleRoomError(this.roomID, batch.baseVersion);
+    }
+    try {
+      await pipeline(this.client, this.storage.writeQueries(this.roomID, batch));
+    } catch (error) {
+      await this.storage.finish(this.client, error);
+      throw classifyPgError(error, 'committing a batch');
+    }
+    this.client.release();
+  }
+
+  async release(): Promise<void> {
+    if (this.done) return;
+    this.settle();
+    await this.storage.finish(this.client, undefined);
+  }
+
+  private settle(): void {
+    if (this.done) throw new Error('This room lock was committed or released already');
+    this.done = true;
+  }
+}
+
+function changesOf(roomID: string, since: number, room: pg.QueryResult, entries: pg.QueryResult, clients: pg.QueryResult): RoomChanges | undefined {
+  const row = room.rows[0] as RoomRow | undefined;
+  if (row === undefined) return undefined;
+  const meta = toMeta(roomID, row);
+  return {
+    meta,
+    full: since < meta.tombstoneHorizon,
+    entries: (entries.rows as EntryRow[]).map(toEntry),
+    clients: (clients.rows as ClientRow[]).map(toClient),
+  };
+}
+
+/** The URL without its password, for messages. */
+export function redactURL(url: string): string {
+  try {
+    const u = new URL(url);
+    if (u.password !== '') u.password = '***';
+    return u.toString();
+  } catch {
+    return '(an unparseable connection string)';
+  }
+}
+
+export { StorageUnavailableError };
