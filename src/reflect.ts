@@ -312,7 +312,7 @@ export class Reflect<MD extends MutatorDefs = MutatorDefs> {
       await this.#shutDown();
       return local.store;
     }
-    this.#lifecycle.start();
+    this.#lifecycle.start(local.firstRead);
     localMutations.subscribe(() => this.#updatePendingCount());
     this.#updatePendingCount();
     this.#stopPersistOnHide = environment.visibility.subscribe((visible) => {

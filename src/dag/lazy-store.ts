@@ -37,6 +37,8 @@ export interface LazyDagStoreOptions {
   createHash?: CreateHash;
   /** Called after every commit that moved a head, with the heads it moved (e.g. to schedule a persist). */
   onCommit?: (heads: readonly string[]) => void;
+  /** Heads whose targets the caller knows already (not read from the persistent store, not to be persisted). */
+  knownHeads?: Readonly<Record<string, Hash>>;
 }
 
 interface MemoryChunk {
@@ -64,6 +66,7 @@ export class LazyDagStore implements DagStore {
     this.#createHash = options.createHash ?? newHashFactory();
     this.#onCommit = options.onCommit;
     this.#cache = new ChunkCache(options.cacheBytes ?? STORE_MEMORY_CACHE_BYTES);
+    for (const [name, hash] of Object.entries(options.knownHeads ?? {})) this.#heads.set(name, hash);
   }
 
   async read(): Promise<DagRead> {
@@ -167,6 +170,11 @@ export class LazyDagStore implements DagStore {
       }
     }
     return out;
+  }
+
+  /** Persisted chunks read elsewhere (e.g. in the transaction that opened the store): reads find them in the cache. */
+  preload(chunks: Iterable<Chunk>): void {
+    for (const chunk of chunks) this.cacheLoaded(chunk);
   }
 
   /** Whether a chunk lives only in memory (not written to the persistent store yet). */

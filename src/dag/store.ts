@@ -175,10 +175,12 @@ class PersistentWrite extends PersistentRead implements PersistentDagWrite {
 
   async commit(): Promise<void> {
     const deltas = new Map<Hash, number>();
-    for (const [name, hash] of this.#heads) {
-      addDelta(deltas, await super.getHead(name), -1);
+    const heads = [...this.#heads];
+    const oldTargets = await Promise.all(heads.map(([name]) => super.getHead(name)));
+    heads.forEach(([, hash], i) => {
+      addDelta(deltas, oldTargets[i], -1);
       addDelta(deltas, hash, +1);
-    }
+    });
     const newChunks = this.#newChunks;
     const counts = await computeRefCounts(deltas, {
       tracks: () => true,

@@ -67,6 +67,9 @@ export class Database {
   readonly watchers: Watchers;
   /** Set while a server update is being applied. */
   syncing = false;
+  /** Resolves once the first read (a query, a subscription's first run) has ended. */
+  readonly firstRead: Promise<void>;
+  private readEnded: (() => void) | undefined;
 
   private readonly mutators: MutatorDefs;
   private readonly clock: () => number;
@@ -79,6 +82,8 @@ export class Database {
   private nextID = 1;
   /** Pending mutations of the current head, oldest first. */
   private pending: PendingMutation[] = [];
+  /** The head's chain: its snapshot, then its local commits, the head last. */
+  private chain: Hash[] = [];
   /** Keys written by local commits of this session, to compute rebase changes cheaply. */
   private readonly writtenKeys = new Map<Hash, readonly string[]>();
 
@@ -100,6 +105,7 @@ export class Database {
       readTree: opts.readTree,
       writeTree: opts.writeTree,
     };
+    this.firstRead = new Promise((resolve) => (this.readEnded = resolve));
     this.subscriptions = new Subscriptions((body, record) => this.runRead(body, record), opts.compare, logger);
     this.watchers = new Watchers(logger);
   }
@@ -149,6 +155,7 @@ export class Database {
   adoptHead(head: Commit, snapshot: Commit<SnapshotCommitData>, locals: readonly Commit<LocalCommitData>[]): void {
     this.moveHead(head);
     this.snapshot = snapshot;
+    this.chain = [snapshot.hash, ...locals.map((c) => c.hash)];
     const acked = snapshot.data.lastMutationIDs;
     this.pending = locals.filter((c) => c.data.mutationID > (acked[c.data.clientID] ?? 0)).map(toPending);
     let last = acked[this.clientID] ?? 0;
@@ -197,6 +204,11 @@ export class Database {
 
   get pendingMutationCount(): number {
     return this.pending.length;
+  }
+
+  /** The head's chain: the hashes of its snapshot and local commits, the head last. */
+  headChain(): Hash[] {
+    return this.chain.slice();
   }
 
   /** Keys written by a local commit, if it was made in this session. */
@@ -290,6 +302,7 @@ export class Database {
       this.moveHead(out.commit);
       if (input.clientID === this.clientID) this.nextID = Math.max(this.nextID, input.mutationID + 1);
       this.pending.push(toPending(out.commit));
+      this.chain.push(out.commit.hash);
       this.rememberWrittenKeys(out.commit.hash, out.changes);
       const change = this.makeChange(toDiff(out.changes, this.ctx.compare));
       this.watchers.notify(change);
@@ -428,6 +441,8 @@ export class Database {
     } finally {
       tx.close();
       dag.release();
+      this.readEnded?.();
+      this.readEnded = undefined;
     }
   }
 

@@ -204,6 +204,8 @@ const DELETED = Symbol('deleted');
 
 class IDBWrite extends IDBRead implements KvWrite {
   readonly #pending = new Map<string, ReadonlyJSONValue | typeof DELETED>();
+  /** What this transaction read, by key: a key read twice is asked of IndexedDB once. */
+  readonly #read = new Map<string, Promise<ReadonlyJSONValue | undefined>>();
   #unlock: Unlock | undefined;
 
   constructor(store: IDBStore, unlock: Unlock) {
@@ -222,7 +224,13 @@ class IDBWrite extends IDBRead implements KvWrite {
     this.assertOpen();
     const v = this.#pending.get(key);
     if (v !== undefined) return v === DELETED ? undefined : v;
-    return super.get(key);
+    let read = this.#read.get(key);
+    if (read === undefined) {
+      read = super.get(key);
+      this.#read.set(key, read);
+      read.catch(() => this.#read.delete(key));
+    }
+    return read;
   }
 
   async put(key: string, value: ReadonlyJSONValue): Promise<void> {
@@ -263,6 +271,7 @@ class IDBWrite extends IDBRead implements KvWrite {
   override release(): void {
     super.release();
     this.#pending.clear();
+    this.#read.clear();
     const unlock = this.#unlock;
     this.#unlock = undefined;
     unlock?.();

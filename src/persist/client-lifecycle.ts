@@ -12,7 +12,7 @@ import {
   OLD_DB_CLEANUP_INITIAL_DELAY_MS,
   OLD_DB_CLEANUP_INTERVAL_MS,
 } from '../../protocol/constants';
-import type { Timers } from '../connection/environment';
+import type { TimerHandle, Timers } from '../connection/environment';
 import type { PersistentDagStore } from '../dag/store';
 import type { KvProvider } from '../kv/provider';
 import type { KvStore } from '../kv/types';
@@ -20,6 +20,9 @@ import { collectClients, collectGroups, collectLogs, heartbeat } from './collect
 import { cleanupOldStores } from './old-store-cleanup';
 import { Periodic } from './periodic';
 import type { StoreRegistry } from './store-registry';
+
+/** The registry hears of this store after the first read, or this long after the client opened it when nothing reads. */
+export const REGISTRY_TOUCH_DELAY_MS = 1_000;
 
 export interface LifecycleLogger {
   error(message: string, ...details: unknown[]): void;
@@ -47,6 +50,9 @@ export class ClientLifecycle {
   readonly #clientGC: Periodic;
   readonly #groupGC: Periodic;
   readonly #cleanup: Periodic;
+  #touchTimer: TimerHandle | undefined;
+  #touching: Promise<void> | undefined;
+  #stopped = false;
 
   constructor(options: ClientLifecycleOptions) {
     this.#o = options;
@@ -59,14 +65,29 @@ export class ClientLifecycle {
     this.#cleanup = every(() => this.cleanupOldStores(), OLD_DB_CLEANUP_INTERVAL_MS, 'Old-database cleanup', OLD_DB_CLEANUP_INITIAL_DELAY_MS);
   }
 
-  start(): void {
+  /** Starts the timers; the registry hears of the store once `firstRead` resolved (the page's first read is served), or after REGISTRY_TOUCH_DELAY_MS. */
+  start(firstRead: Promise<void> = Promise.resolve()): void {
     for (const p of [this.#heartbeat, this.#clientGC, this.#groupGC, this.#cleanup]) p.start();
-    // The registry learns at once that this store is in use.
-    void this.#o.registry.touch(this.#o.dataName, this.#o.now()).catch((e: unknown) => this.#o.logger.error('Could not register the local store', e));
+    let touched = false;
+    const touch = () => {
+      if (touched || this.#stopped) return;
+      touched = true;
+      if (this.#touchTimer !== undefined) this.#o.timers.clearTimeout(this.#touchTimer);
+      this.#touchTimer = undefined;
+      this.#touching = this.#o.registry
+        .touch(this.#o.dataName, this.#o.now())
+        .catch((e: unknown) => this.#o.logger.error('Could not register the local store', e));
+    };
+    this.#touchTimer = this.#o.timers.setTimeout(touch, REGISTRY_TOUCH_DELAY_MS);
+    void firstRead.then(touch);
   }
 
   async stop(): Promise<void> {
+    this.#stopped = true;
+    if (this.#touchTimer !== undefined) this.#o.timers.clearTimeout(this.#touchTimer);
+    this.#touchTimer = undefined;
     await Promise.all([this.#heartbeat, this.#clientGC, this.#groupGC, this.#cleanup].map((p) => p.stop()));
+    await this.#touching;
   }
 
   async heartbeat(): Promise<void> {

@@ -24,6 +24,7 @@ import type { KvStore } from '../kv/types';
 import type { PendingMutation } from '../sync/server-update';
 import { DurableMutations, type DurabilityLogger } from './durable-mutations';
 import { joinClientGroup, type Joined } from './join-group';
+import { readLogs } from './mutation-log';
 import { TabSync, type SyncResult } from './tab-sync';
 
 export interface ClientStoreOptions {
@@ -63,6 +64,8 @@ export interface ClientStore {
   readonly memdag: LazyDagStore;
   /** The head of the view (for diagnostics and tests). */
   viewHead(): Hash;
+  /** Resolves once the first read of the store has ended (work that can wait for it should). */
+  readonly firstRead: Promise<void>;
   /** Another tab stored the group: refresh as soon as the spacing allows. */
   refreshSoon(): void;
   /** Another tab of the group logged mutations: take them in from its log now (or refresh, when they do not follow on). */
@@ -80,6 +83,9 @@ export interface ClientStore {
 export async function openClientStore(o: ClientStoreOptions): Promise<ClientStore> {
   const createHash = newHashFactory(o.random);
   const perdag = new PersistentDagStore(o.dataKv, { createHash });
+  // Read while the client joins: the logs hold what a closed or crashed tab left unstored.
+  const logsRead = readLogs(o.logKv);
+  logsRead.catch(() => {});
   const joined = await joinClientGroup(perdag, {
     clientID: o.clientID,
     mutatorNames: Object.keys(o.mutators),
@@ -96,11 +102,9 @@ export async function openClientStore(o: ClientStoreOptions): Promise<ClientStor
     onCommit: (heads) => {
       if (heads.includes(MAIN_HEAD)) scheduler?.schedule();
     },
+    knownHeads: { [MAIN_HEAD]: joined.headHash },
   });
-  await memdag.withWrite(async (w) => {
-    await w.setHead(MAIN_HEAD, joined.headHash);
-    await w.commit();
-  });
+  memdag.preload(joined.preloaded);
   let durable: DurableMutations | undefined;
   const db = await Database.open({
     dag: memdag,
@@ -159,7 +163,7 @@ export async function openClientStore(o: ClientStoreOptions): Promise<ClientStor
   });
   const store = storeOver(db, memdag, scheduler);
   durable = new DurableMutations(o.logKv, o.clientID, joined.clientGroupID, o.logger, () => scheduler.scheduleSoon(), () => o.onLogged?.());
-  await durable.start(store);
+  await durable.start(store, logsRead);
 
   return {
     store,
@@ -168,6 +172,7 @@ export async function openClientStore(o: ClientStoreOptions): Promise<ClientStor
     perdag,
     memdag,
     viewHead: () => db.headCommit.hash,
+    firstRead: db.firstRead,
     refreshSoon: () => scheduler.scheduleSoon(),
     catchUp: (clientID) => {
       // A catch-up already waiting for this client will read whatever this one would.

@@ -8,7 +8,7 @@
 import type { Store } from '../db/store';
 import type { KvStore } from '../kv/types';
 import type { PendingMutation } from '../sync/server-update';
-import { OwnLog, readLog, readLogs, trimLog, type LoggedMutation } from './mutation-log';
+import { OwnLog, readLog, readLogs, trimLog, type ClientLog, type LoggedMutation } from './mutation-log';
 
 /** A persist is forced after this many log entries, so the log stays short even without a server. */
 export const MAX_LOG_ENTRIES_BEFORE_CHECKPOINT = 200;
@@ -57,10 +57,11 @@ export class DurableMutations {
   /**
    * Replays what the group's logs hold and the store lacks (each client's
    * mutations in id order, as long as they follow on), then starts logging
-   * this client's mutations. Resolves to the number replayed.
+   * this client's mutations. `logsRead`: the logs, when their read started
+   * earlier (e.g. while the store opened). Resolves to the number replayed.
    */
-  async start(store: Store): Promise<number> {
-    const [logs] = await Promise.all([readLogs(this.#kv, this.#clientGroupID), this.#own.register()]);
+  async start(store: Store, logsRead: Promise<readonly ClientLog[]> = readLogs(this.#kv)): Promise<number> {
+    const logs = (await logsRead).filter((log) => log.clientGroupID === this.#clientGroupID);
     let replayed = 0;
     for (const log of logs) {
       if (log.clientID !== this.#clientID && log.entries.length > 0) this.#others.add(log.clientID);

@@ -5,12 +5,13 @@
  * when data is there. One write, so two tabs opening at once end up in one group.
  */
 import { writeBTree } from '../btree/btree';
-import type { PersistentDagStore, PersistentDagWrite } from '../dag/store';
-import type { Hash } from '../dag/types';
+import type { PersistentDagRead, PersistentDagStore, PersistentDagWrite } from '../dag/store';
+import type { Chunk, Hash } from '../dag/types';
 import { newCommitChunk, readChain, readCommit, type Commit, type SnapshotCommitData } from '../db/commit';
 import { compareCookies } from '../db/cookie-order';
 import { compileIndex, sameIndexDefinition, type IndexDefinitions } from '../db/index-definition';
-import { readGroups, writeClient, writeGroup, type ClientGroupRecord } from './records';
+import { readGroupChain, type GroupChain } from './group-chain';
+import { readForNewClient, readGroupIDs, readGroups, writeClient, writeGroup, type ClientGroupRecord } from './records';
 
 export interface JoinOptions {
   readonly clientID: string;
@@ -29,13 +30,20 @@ export interface Joined {
   readonly how: 'joined' | 'forked' | 'new';
   /** Why no existing group fit, when one exists. */
   readonly reason?: string;
+  /**
+   * Chunks the client reads first, read in the joining transaction: the
+   * head's chain (when recorded beside the group) and the root of its map.
+   */
+  readonly preloaded: readonly Chunk[];
 }
 
 export function joinClientGroup(perdag: PersistentDagStore, options: JoinOptions): Promise<Joined> {
   const mutatorNames = [...options.mutatorNames].sort();
   return perdag.withWrite(async (w) => {
-    const groups = await readGroups(w);
-    let joined: Joined | undefined;
+    // Read in rounds: the group ids with what the client record's write reads, then the groups with their chains.
+    const [groupIDs] = await Promise.all([readGroupIDs(w), readForNewClient(w, options.clientID)]);
+    const [groups, chains] = await Promise.all([readGroups(w), Promise.all(groupIDs.map((id) => readGroupChain(w, id)))]);
+    let joined: Omit<Joined, 'preloaded'> | undefined;
     const reasons: string[] = [];
     for (const [clientGroupID, group] of groups) {
       const reason = incompatibility(group, mutatorNames, options.indexes);
@@ -65,15 +73,22 @@ export function joinClientGroup(perdag: PersistentDagStore, options: JoinOptions
         ...(reasons.length > 0 ? { reason: reasons.join('; ') } : {}),
       };
     }
-    await writeClient(
-      w,
-      options.clientID,
-      { heartbeatTimestampMs: options.now, headHash: joined.headHash, clientGroupID: joined.clientGroupID, tempRefreshHash: null },
-      undefined,
-    );
+    const client = { heartbeatTimestampMs: options.now, headHash: joined.headHash, clientGroupID: joined.clientGroupID, tempRefreshHash: null };
+    const chain = chains[groupIDs.indexOf(joined.clientGroupID)];
+    const [, preloaded] = await Promise.all([
+      writeClient(w, options.clientID, client, undefined),
+      readHeadChunks(w, joined.headHash, chain?.head === joined.headHash ? chain : undefined),
+    ]);
     await w.commit();
-    return joined;
+    return { ...joined, preloaded };
   });
+}
+
+/** The head's chain and the root of its map, in one round of reads (the head alone when no chain is recorded). */
+async function readHeadChunks(r: PersistentDagRead, head: Hash, chain: GroupChain | undefined): Promise<Chunk[]> {
+  const hashes = chain === undefined ? [head] : [...chain.commits, chain.root];
+  const chunks = await Promise.all(hashes.map((hash) => r.getChunk(hash)));
+  return chunks.filter((c): c is Chunk => c !== undefined);
 }
 
 /** Why a group cannot take this client, or undefined when it can. */

@@ -77,6 +77,8 @@ export class OwnLog {
   readonly #clientID: string;
   readonly #clientGroupID: string;
   #bounds: Bounds | undefined;
+  /** Listed in the log's index (by this client's first write). */
+  #registered = false;
   /** Appends run one after another, in the order made. */
   #tail: Promise<void> = Promise.resolve();
 
@@ -86,33 +88,49 @@ export class OwnLog {
     this.#clientGroupID = clientGroupID;
   }
 
-  /** Lists this client in the log's index (once, before the first append). */
+  /** Lists this client in the log's index (the first append does it too, in its own write). */
   register(): Promise<void> {
-    return withKvWrite(this.#kv, async (w) => {
-      const index = await readIndex(w);
-      const bounds = readBounds(await w.get(boundsKey(this.#clientID)));
-      this.#bounds = bounds ?? { first: 1, next: 1 };
-      if (index[this.#clientID] === this.#clientGroupID && bounds !== undefined) return;
-      await w.put(INDEX_KEY, { ...index, [this.#clientID]: this.#clientGroupID });
-      await w.put(boundsKey(this.#clientID), this.#bounds);
-      await w.commit();
-    });
+    const run = this.#tail.then(() =>
+      withKvWrite(this.#kv, async (w) => {
+        if (await this.#registerIn(w)) await w.commit();
+        this.#registered = true;
+      }),
+    );
+    this.#tail = run.catch(() => {});
+    return run;
   }
 
   /** Appends a mutation of this client; resolves once it is stored. */
   append(mutation: LoggedMutation): Promise<void> {
     const run = this.#tail.then(() =>
       withKvWrite(this.#kv, async (w) => {
+        await this.#registerIn(w);
         const bounds = this.#bounds ?? { first: mutation.id, next: mutation.id };
         const next = { first: Math.min(bounds.first, mutation.id), next: Math.max(bounds.next, mutation.id + 1) };
         await w.put(entryKey(this.#clientID, mutation.id), mutation as unknown as ReadonlyJSONValue);
         await w.put(boundsKey(this.#clientID), next);
         await w.commit();
+        this.#registered = true;
         this.#bounds = next;
       }),
     );
     this.#tail = run.catch(() => {});
     return run;
+  }
+
+  /** Lists this client in `w` unless it is already; resolves to whether it wrote anything. */
+  async #registerIn(w: KvWrite): Promise<boolean> {
+    if (this.#registered) return false;
+    const [index, stored] = await Promise.all([readIndex(w), w.get(boundsKey(this.#clientID))]);
+    const bounds = readBounds(stored);
+    this.#bounds = bounds ?? { first: 1, next: 1 };
+    if (index[this.#clientID] === this.#clientGroupID && bounds !== undefined) {
+      this.#registered = true;
+      return false;
+    }
+    await w.put(INDEX_KEY, { ...index, [this.#clientID]: this.#clientGroupID });
+    await w.put(boundsKey(this.#clientID), this.#bounds);
+    return true;
   }
 
   /** Drops this client's entries up to `id` (stored or acknowledged elsewhere). */
@@ -134,12 +152,12 @@ export async function readLogs(kv: KvStore, clientGroupID?: string): Promise<Cli
   const read = await kv.read();
   try {
     const index = await readIndex(read);
+    const clients = Object.entries(index).filter(([, group]) => clientGroupID === undefined || group === clientGroupID);
+    const entries = await Promise.all(clients.map(([clientID]) => readEntries(read, clientID, 0)));
     const out: ClientLog[] = [];
-    for (const [clientID, group] of Object.entries(index)) {
-      if (clientGroupID !== undefined && group !== clientGroupID) continue;
-      const entries = await readEntries(read, clientID, 0);
-      if (entries !== undefined) out.push({ clientID, clientGroupID: group, entries });
-    }
+    clients.forEach(([clientID, group], i) => {
+      if (entries[i] !== undefined) out.push({ clientID, clientGroupID: group, entries: entries[i] });
+    });
     return out;
   } finally {
     read.release();

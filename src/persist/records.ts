@@ -12,6 +12,7 @@ import { validateClientGroupRecord, validateClientRecord } from '../protocol/gen
 import { CorruptedStorageError } from '../dag/errors';
 import type { PersistentDagRead, PersistentDagStore, PersistentDagWrite } from '../dag/store';
 import type { ReadonlyJSONValue } from '../../protocol/json';
+import { deleteGroupChain } from './group-chain';
 
 export type { ClientGroupRecord, ClientRecord };
 
@@ -71,6 +72,10 @@ export async function readClients(read: PersistentDagRead): Promise<Map<string, 
   return out;
 }
 
+export function readGroupIDs(read: PersistentDagRead): Promise<string[]> {
+  return readIDs(read, GROUP_IDS);
+}
+
 /** Every client-group record, by group id. */
 export async function readGroups(read: PersistentDagRead): Promise<Map<string, ClientGroupRecord>> {
   const ids = await readIDs(read, GROUP_IDS);
@@ -81,6 +86,15 @@ export async function readGroups(read: PersistentDagRead): Promise<Map<string, C
     if (record !== undefined) out.set(id, record);
   });
   return out;
+}
+
+/**
+ * Reads what storing a new client record reads (the list of clients, the
+ * client's heads), so that a caller can have them read together with its own
+ * reads; the write then reads them again from its transaction's memory.
+ */
+export async function readForNewClient(read: PersistentDagRead, clientID: string): Promise<void> {
+  await Promise.all([readIDs(read, CLIENT_IDS), read.getHead(clientHead(clientID)), read.getHead(refreshHead(clientID))]);
 }
 
 /** Stores a client record and moves its heads with it. `previous` is the stored record, if any. */
@@ -122,6 +136,7 @@ export async function deleteGroup(write: PersistentDagWrite, clientGroupID: stri
   await removeID(write, GROUP_IDS, clientGroupID);
   await write.removeHead(groupHead(clientGroupID));
   await write.delMeta(groupKey(clientGroupID));
+  await deleteGroupChain(write, clientGroupID);
 }
 
 /** Whether a group holds mutations the server has not acknowledged. */

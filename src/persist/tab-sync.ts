@@ -29,6 +29,7 @@ import { readCommit, type SnapshotCommitData } from '../db/commit';
 import { compareCookies } from '../db/cookie-order';
 import type { Database } from '../db/database';
 import { applyMergePlan, isNoOp, planMerge, readChainOf, type Chain } from '../db/merge-chains';
+import { writeGroupChain } from './group-chain';
 import { readClient, readGroup, writeClient, writeGroup, type ClientGroupRecord } from './records';
 
 /** A sync starts over this many times when other tabs keep moving the group head, then gives up until the next one. */
@@ -69,6 +70,10 @@ interface HeadInfo {
   readonly pending: ReadonlySet<string>;
   /** Highest mutation id per client, acknowledged or pending. */
   readonly lastIDs: Readonly<Record<string, number>>;
+  /** The snapshot's hash, then the local commits', the head's last. */
+  readonly chain: readonly Hash[];
+  /** The root of the head's map. */
+  readonly root: Hash;
 }
 
 /** A head to store: its chain as described, and its chunks that are only in memory (children first). */
@@ -201,7 +206,8 @@ export class TabSync {
     const { db, memdag } = this.#o;
     const head = db.headCommit;
     const acked = db.snapshotCommit.data.lastMutationIDs;
-    const info = describePending(head.hash, db.snapshotCommit.data.cookie, acked, db.pendingMutations().map((m) => [m.clientID, m.id] as const));
+    const mutations = db.pendingMutations().map((m) => [m.clientID, m.id] as const);
+    const info = describePending(db.headChain(), head.data.valueHash, db.snapshotCommit.data.cookie, acked, mutations);
     return { info, chunks: memdag.memoryOnlyClosure([head.hash]) };
   }
 
@@ -224,6 +230,7 @@ export class TabSync {
       if (!conflict && moveGroup) {
         for (const chunk of targetChunks) await w.putChunk(chunk);
         await writeGroup(w, clientGroupID, groupRecordFor(next, group), group);
+        await writeGroupChain(w, clientGroupID, { head: next.hash, commits: next.chain, root: next.root });
       }
       if (client.headHash !== viewHash || client.tempRefreshHash !== null) {
         await writeClient(w, clientID, { ...client, headHash: viewHash, tempRefreshHash: null }, client);
@@ -254,12 +261,14 @@ export class TabSync {
 
 function describeChain(chain: Chain): HeadInfo {
   const { cookie, lastMutationIDs } = chain.snapshot.data;
-  return describePending(chain.head.hash, cookie, lastMutationIDs, chain.locals.map((c) => [c.data.clientID, c.data.mutationID] as const));
+  const hashes = [chain.snapshot.hash, ...chain.locals.map((c) => c.hash)];
+  return describePending(hashes, chain.head.data.valueHash, cookie, lastMutationIDs, chain.locals.map((c) => [c.data.clientID, c.data.mutationID] as const));
 }
 
 /** `mutations`: the head's local mutations as [clientID, id]; those the snapshot acknowledges are not pending. */
 function describePending(
-  hash: Hash,
+  chain: readonly Hash[],
+  root: Hash,
   cookie: SnapshotCommitData['cookie'],
   acked: Readonly<Record<string, number>>,
   mutations: readonly (readonly [clientID: string, id: number])[],
@@ -271,7 +280,7 @@ function describePending(
     pending.add(`${clientID}\u0000${id}`);
     lastIDs[clientID] = Math.max(lastIDs[clientID] ?? 0, id);
   }
-  return { hash, cookie, acked, pending, lastIDs };
+  return { hash: chain.at(-1)!, cookie, acked, pending, lastIDs, chain, root };
 }
 
 /** Whether `next` would add nothing to `current`: the same server state and no pending mutation more. */

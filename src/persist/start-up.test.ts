@@ -1,0 +1,101 @@
+/**
+ * Opening a stored local store and serving the first read costs what it
+ * must (the group's records, the head's chain, the path to the key), not
+ * more as the store grows: the reads are counted for a store of 100 keys and
+ * one of 10,000 keys, and for a store with 1 and with 100 pending mutations.
+ */
+import { describe, expect, it } from 'vitest';
+import { MemoryKvProvider } from '../kv/memory-provider';
+import type { KvProvider } from '../kv/provider';
+import type { KvRead, KvStore, KvWrite } from '../kv/types';
+import type { WriteTransaction } from '../db/transaction-types';
+import { Tabs } from './testing/tabs';
+
+const KB = 1024;
+const key = (i: number) => `k/${String(i).padStart(6, '0')}`;
+
+const mutators = {
+  async fill(tx: WriteTransaction, { n }: { n: number }) {
+    for (let i = 0; i < n; i++) await tx.put(key(i), { i, text: 'x'.repeat(KB - 40) });
+  },
+  async put(tx: WriteTransaction, { k, value }: { k: string; value: number }) {
+    await tx.put(k, value);
+  },
+};
+
+/** A provider whose stores count the gets and has of every read and write transaction. */
+class CountingProvider implements KvProvider {
+  readonly durable = false;
+  reads = 0;
+  readonly #inner: KvProvider;
+
+  constructor(inner: KvProvider) {
+    this.#inner = inner;
+  }
+
+  async open(name: string): Promise<KvStore> {
+    const store = await this.#inner.open(name);
+    const count = <T extends KvRead>(t: T): T => {
+      const get = t.get.bind(t);
+      const has = t.has.bind(t);
+      return Object.assign(t, {
+        get: (k: string) => (this.reads++, get(k)),
+        has: (k: string) => (this.reads++, has(k)),
+      });
+    };
+    return {
+      read: async () => count(await store.read()),
+      write: async () => count<KvWrite>(await store.write()),
+      close: () => store.close(),
+      get closed() {
+        return store.closed;
+      },
+    };
+  }
+
+  list(): Promise<readonly string[] | undefined> {
+    return this.#inner.list();
+  }
+
+  drop(name: string): Promise<void> {
+    return this.#inner.drop(name);
+  }
+}
+
+let namespaces = 0;
+
+/** Reads from opening a tab over a stored store (`keys` keys in one mutation, then `pending` more mutations) to its first get. */
+async function readsToFirstGet(keys: number, pending: number): Promise<number> {
+  const provider = new CountingProvider(new MemoryKvProvider(`start-up-${++namespaces}`));
+  const tabs = new Tabs({ frozen: true, provider });
+  const writer = await tabs.open({ mutators: mutators as never });
+  await writer.client.store.mutate('fill', { n: keys });
+  for (let i = 0; i < pending; i++) await writer.client.store.mutate('put', { k: `p/${i}`, value: i });
+  await tabs.close(writer);
+
+  provider.reads = 0;
+  const reader = await tabs.open({ mutators: mutators as never });
+  const value = (await reader.client.store.query((tx) => tx.get(key(keys - 1)))) as { i: number };
+  const reads = provider.reads;
+  expect(value.i).toBe(keys - 1);
+  expect(reader.client.store.pendingMutationCount).toBe(1 + pending);
+  await tabs.closeAll();
+  return reads;
+}
+
+describe('start-up', () => {
+  it('open → first get reads no more for 10,000 keys than for 100, but for one level of the tree', async () => {
+    const small = await readsToFirstGet(100, 0);
+    const big = await readsToFirstGet(10_000, 0);
+    // A chunk is two reads (data, refs); the bigger tree is at most one level deeper.
+    expect(big - small).toBeLessThanOrEqual(2);
+    expect(small).toBeLessThanOrEqual(30);
+  }, 60_000);
+
+  it('open → first get reads each pending commit once', async () => {
+    const one = await readsToFirstGet(100, 0);
+    const many = await readsToFirstGet(100, 100);
+    // Two reads per commit of the recorded chain (read in one round), nothing read twice.
+    expect(many - one).toBeLessThanOrEqual(2 * 100);
+  }, 60_000);
+});
