@@ -10,6 +10,7 @@ const BENCHES: Record<string, () => Promise<() => Promise<void>>> = {
   btree: async () => (await import('./btree')).runBTreeBench,
   server: async () => (await import('./server')).runServerBench,
   browser: async () => (await import('./browser/run')).runBrowserBench,
+  startup: async () => (await import('./browser/startup')).runStartupTrace,
 };
 
 const requested = process.argv.slice(2).filter((arg) => !arg.startsWith('-'));

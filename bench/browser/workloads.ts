@@ -4,6 +4,7 @@
  * (run.ts) calls them, reloads pages between steps where a row needs a fresh
  * page load, and keeps medians.
  */
+import { traceIndexedDB, type IdbEvent } from './idb-trace';
 import { benchMutators, kbValue, smallValue, wallNow, type BenchClient, type Impl, type PatchPut } from './page-api';
 
 const SUBSCRIPTIONS = 100;
@@ -118,6 +119,19 @@ export function workloads(impl: Impl) {
       if (value?.i !== n - 1) throw new Error(`reopen: the stored value is not there (${JSON.stringify(value)?.slice(0, 80)})`);
       await c.close();
       return ms;
+    },
+
+    /** reopenGet, with what the client asked of IndexedDB on the way (and after, until `settleMs` later). */
+    async traceReopenGet(room: string, n: number, settleMs: number): Promise<{ ms: number; events: IdbEvent[] }> {
+      const trace = traceIndexedDB();
+      const start = performance.now();
+      const c = impl.open(room);
+      await c.get(`f/${String(n - 1).padStart(6, '0')}`);
+      const ms = performance.now() - start;
+      await sleep(settleMs);
+      trace.stop();
+      await c.close();
+      return { ms, events: trace.events };
     },
 
     /** ms from the constructor to a scan of all `n` stored values (run on a fresh page load). */
