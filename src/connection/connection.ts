@@ -5,7 +5,7 @@ import { ConnectionMetrics } from '../metrics/connection-metrics';
 import { noopMetrics, type Metrics } from '../metrics/metrics';
 import { decodeDownstream, encodeUpstream } from '../protocol/codec';
 import { buildConnectURL, encodeAuthSubprotocol } from '../protocol/connect-request';
-import type { PokeBody, PullResponseBody } from '../protocol/generated/types';
+import type { Mutation, PokeBody, PullResponseBody } from '../protocol/generated/types';
 import type { Upstream } from '../protocol/messages';
 import { InvalidMessageError } from '../protocol/protocol-error';
 import { obtainToken, type AuthOption } from './auth';
@@ -25,13 +25,16 @@ import type { ConnectionEvent, TimerName } from './events';
 import { NamedTimers } from './named-timers';
 import { PokeQueue } from './poke-queue';
 import { PullRequests } from './pull-requests';
-import type { PushLimits } from './push-limits';
+import { takePushBatch } from './push-batches';
+import { encodePushFrame, type PushEnvelope } from './push-frame';
+import { DEFAULT_PUSH_LIMITS, type PushLimits } from './push-limits';
 import { Pusher } from './pusher';
 import { randomID } from './random-id';
 import { NORMAL_CLOSURE, SOCKET_OPEN, type SocketLike } from './socket';
 import { initialState, type ConnectionState, type HaltReason, type Phase } from './state';
 import type { SyncTarget } from './sync-target';
 import { transition } from './transition';
+import { utf8ByteLength } from './utf8-length';
 
 export interface UpdateNeededReason {
   readonly type: 'VersionNotSupported';
@@ -222,11 +225,31 @@ export class Connection {
       return Promise.reject(new PullError(kind));
     }
     const requestID = randomID(this.#env.random);
-    const answer = this.#pulls.start(requestID, socket.id);
+    const answer = this.#pulls.start(requestID, socket.id, clientGroupID);
     if (!this.#send(socket, ['pull', { clientGroupID, cookie, requestID }])) {
       this.#pulls.fail(requestID, new PullError('AbruptClose'));
     }
     return answer;
+  }
+
+  /**
+   * Mutation recovery: pushes another client group's mutations (a tab that
+   * closed before pushing them) over the socket, under that group's id and
+   * schema version, in as many frames as the push limits need. Throws
+   * PushError ('Failed to push') when not connected or a send fails.
+   */
+  pushFor(clientGroupID: string, schemaVersion: string, mutations: readonly Mutation[]): void {
+    const socket = this.#socket;
+    if (this.#state.phase !== 'connected' || socket === null) {
+      throw new PushError({ cause: new ConnectionError(this.#state.phase === 'closed' ? 'ClientClosed' : 'NotConnected', 'Not connected') });
+    }
+    const limits = this.#options.pushLimits ?? DEFAULT_PUSH_LIMITS;
+    for (let start = 0; start < mutations.length; ) {
+      const envelope: PushEnvelope = { timestamp: this.#env.clock.now(), clientGroupID, schemaVersion, requestID: randomID(this.#env.random) };
+      const batch = takePushBatch(mutations, start, utf8ByteLength(encodePushFrame(envelope, [])), limits, () => true);
+      if (!this.#sendText(socket, 'push', encodePushFrame(envelope, batch.encoded))) throw new PushError();
+      start = batch.next;
+    }
   }
 
   #dispatch(event: ConnectionEvent): void {
@@ -376,7 +399,25 @@ export class Connection {
       this.#dispatch({ type: 'socketInvalidMessage', socketID, error: invalid });
       return;
     }
+    if (message[0] === 'error' && message[1] === 'ClientNotFound' && this.#recoveredGroupUnknown(socketID, message[2])) return;
     this.#dispatch({ type: 'socketMessage', socketID, message });
+  }
+
+  /**
+   * ClientNotFound while recovery pulls of other client groups wait on this
+   * socket, and its text names one of them (or only one waits and the text
+   * does not name this client's group): it is about that group, not this
+   * client. Its pulls fail with that kind (recovery disables the group) and
+   * this client goes on; if the server closes the socket, it reconnects.
+   */
+  #recoveredGroupUnknown(socketID: number, text: string): boolean {
+    const own = this.#options.clientGroupID;
+    const waiting = this.#pulls.groupsOn(socketID).filter((g) => g !== own);
+    if (waiting.length === 0 || text.includes(own)) return false;
+    const named = waiting.filter((g) => text.includes(g));
+    const unknown = named.length > 0 ? named : waiting.length === 1 ? waiting : [];
+    for (const clientGroupID of unknown) this.#pulls.failGroup(clientGroupID, new PullError('ClientNotFound'));
+    return unknown.length > 0;
   }
 
   #closeSocket(socketID: number, reason: string): void {

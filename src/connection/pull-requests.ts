@@ -5,6 +5,7 @@ import { PullError, type ConnectionError } from './errors';
 
 interface Pending {
   readonly socketID: number;
+  readonly clientGroupID: string;
   readonly resolve: (body: PullResponseBody) => void;
   readonly reject: (error: PullError) => void;
   readonly timer: TimerHandle;
@@ -21,14 +22,14 @@ export class PullRequests {
     this.#onTimeout = onTimeout;
   }
 
-  start(requestID: string, socketID: number): Promise<PullResponseBody> {
+  start(requestID: string, socketID: number, clientGroupID: string): Promise<PullResponseBody> {
     return new Promise((resolve, reject) => {
       const timer = this.#timers.setTimeout(() => {
         if (!this.#pending.delete(requestID)) return;
         reject(new PullError('PullTimeout'));
         this.#onTimeout(socketID);
       }, RECOVERY_PULL_TIMEOUT_MS);
-      this.#pending.set(requestID, { socketID, resolve, reject, timer });
+      this.#pending.set(requestID, { socketID, clientGroupID, resolve, reject, timer });
     });
   }
 
@@ -46,6 +47,18 @@ export class PullRequests {
   failSocket(socketID: number, cause: ConnectionError | Error & { kind: ConnectionError['kind'] }): void {
     for (const [requestID, pending] of [...this.#pending]) {
       if (pending.socketID === socketID) this.fail(requestID, new PullError(cause.kind, { cause }));
+    }
+  }
+
+  /** The client groups of the pulls waiting on a socket. */
+  groupsOn(socketID: number): string[] {
+    return [...new Set([...this.#pending.values()].filter((p) => p.socketID === socketID).map((p) => p.clientGroupID))];
+  }
+
+  /** Fails every pull waiting for `clientGroupID`. */
+  failGroup(clientGroupID: string, error: PullError): void {
+    for (const [requestID, pending] of [...this.#pending]) {
+      if (pending.clientGroupID === clientGroupID) this.fail(requestID, error);
     }
   }
 
