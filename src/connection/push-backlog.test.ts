@@ -33,15 +33,21 @@ async function connectedWithBacklog(count: number, maxMutations: number): Promis
 }
 
 describe('pushing a backlog', () => {
-  it('sends frames of at most the mutation limit, no more than the window ahead of the acknowledgements', async () => {
-    const { h, server } = await connectedWithBacklog(100, 10);
+  it('sends frames of at most the mutation limit, no more than the window ahead of the acknowledgements, refilled from half', async () => {
+    const { h, server } = await connectedWithBacklog(200, 10);
     expect(frameRanges(h.socket)).toHaveLength(PUSH_WINDOW_FRAMES);
     expect(frameRanges(h.socket)[0]).toEqual([1, 10]);
-    server.ack(20);
+    server.ack(10);
     await h.settle();
-    expect(frameRanges(h.socket)).toHaveLength(PUSH_WINDOW_FRAMES + 2);
-    expect(frameRanges(h.socket).at(-1)).toEqual([91, 100]);
-    server.ack(100);
+    expect(frameRanges(h.socket)).toHaveLength(PUSH_WINDOW_FRAMES);
+    server.ack(10 * (PUSH_WINDOW_FRAMES / 2));
+    await h.settle();
+    expect(frameRanges(h.socket)).toHaveLength(PUSH_WINDOW_FRAMES + PUSH_WINDOW_FRAMES / 2);
+    expect(frameRanges(h.socket).at(-1)).toEqual([111, 120]);
+    server.ack(120);
+    await h.settle();
+    expect(frameRanges(h.socket).at(-1)).toEqual([191, 200]);
+    server.ack(200);
     await h.settle();
     expect(h.target.pendingMutations()).toEqual([]);
   });

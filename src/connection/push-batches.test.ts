@@ -39,6 +39,15 @@ describe('takePushBatch', () => {
     expect(batches.map((b) => b.mutations.map((m) => m.id))).toEqual([[1], [2], [3]]);
   });
 
+  it('skips the mutations the caller leaves out and says where the next batch starts', () => {
+    const all = mutations([1, 1, 1, 1, 1, 1]);
+    const include = (m: { id: number }) => m.id !== 2 && m.id !== 3;
+    const first = takePushBatch(all, 0, ENVELOPE_BYTES, { maxFrameBytes: 10_000, maxMutations: 2 }, include);
+    expect([first.mutations.map((m) => m.id), first.next]).toEqual([[1, 4], 4]);
+    const second = takePushBatch(all, first.next, ENVELOPE_BYTES, { maxFrameBytes: 10_000, maxMutations: 2 }, include);
+    expect([second.mutations.map((m) => m.id), second.next]).toEqual([[5, 6], 6]);
+  });
+
   it('keeps every mutation once, in order, each batch within the limits unless it is one oversized mutation', () => {
     fc.assert(
       fc.property(fc.array(fc.nat({ max: 300 }), { maxLength: 60 }), fc.integer({ min: 1, max: 2000 }), fc.integer({ min: 1, max: 10 }), (sizes, room, maxMutations) => {

@@ -25,9 +25,21 @@ export class PushTracker {
     return this.#inFlight.length;
   }
 
-  /** The pending mutations neither sent on this socket nor known to be acknowledged, in the order given. */
-  unsent(pending: readonly Mutation[]): Mutation[] {
-    return pending.filter((m) => m.id > Math.max(this.#lastSent.get(m.clientID) ?? 0, this.#acked.get(m.clientID) ?? 0));
+  /**
+   * Whether a mutation is neither sent nor known to be acknowledged, as of
+   * now (later markSent calls are not seen): for one pass over a long
+   * pending list, one map lookup per change of client.
+   */
+  unsentTest(): (m: Mutation) => boolean {
+    let clientID: string | undefined;
+    let threshold = 0;
+    return (m) => {
+      if (m.clientID !== clientID) {
+        clientID = m.clientID;
+        threshold = Math.max(this.#lastSent.get(clientID) ?? 0, this.#acked.get(clientID) ?? 0);
+      }
+      return m.id > threshold;
+    };
   }
 
   /** One frame carrying `mutations` went out. */

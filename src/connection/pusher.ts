@@ -79,11 +79,17 @@ export class Pusher {
     this.#cancelStallTimer();
   }
 
-  /** A poke arrived (not yet applied) with these acknowledgements: pushes more if that made room. */
+  /**
+   * A poke arrived (not yet applied) with these acknowledgements. Once the
+   * frames in flight are down to half the window, pushes more: the server
+   * still has work queued, and each pass over the pending list fills half a
+   * window rather than one frame.
+   */
   acknowledged(lastMutationIDChanges: Readonly<Record<string, number>>): void {
     if (!this.#sent.acknowledge(lastMutationIDChanges)) return;
     this.#cancelStallTimer();
-    this.schedule();
+    if (this.#sent.framesInFlight <= this.#windowFrames / 2) this.schedule();
+    else this.#startStallTimer();
   }
 
   schedule(): void {
@@ -104,30 +110,36 @@ export class Pusher {
     if (!this.awaitingAcks) this.#options.onSettled?.();
   }
 
+  /** Walks the pending list once, up to where the window fills. */
   #send(channel: PushChannel): void {
-    const unsent = this.#sent.unsent(this.#options.syncTarget.pendingMutations());
-    for (let start = 0; start < unsent.length; ) {
-      if (this.#windowFull(channel)) {
-        this.#blocked = true;
-        this.#startStallTimer();
-        return;
-      }
+    if (this.#windowFull(channel)) return this.#block();
+    const pending = this.#options.syncTarget.pendingMutations();
+    const isUnsent = this.#sent.unsentTest();
+    for (let start = 0; start < pending.length; ) {
+      if (this.#windowFull(channel)) return this.#block();
       const envelope: PushEnvelope = {
         timestamp: this.#options.clock.now(),
         clientGroupID: this.#options.clientGroupID,
         schemaVersion: this.#options.schemaVersion,
         requestID: randomID(this.#options.random),
       };
-      const batch = takePushBatch(unsent, start, utf8ByteLength(encodePushFrame(envelope, [])), this.#limits);
+      const batch = takePushBatch(pending, start, utf8ByteLength(encodePushFrame(envelope, [])), this.#limits, isUnsent);
+      if (batch.mutations.length === 0) return;
       const logger = channel.logger.withContext('requestID', envelope.requestID);
       if (batch.frameBytes > this.#limits.maxFrameBytes) {
         logger.warn?.(`Mutation ${batch.mutations[0]!.name} takes a ${batch.frameBytes}-byte push frame, over the ${this.#limits.maxFrameBytes} bytes every server accepts; sending it anyway`);
       }
       if (!channel.sendPush(encodePushFrame(envelope, batch.encoded), logger)) return;
       this.#sent.markSent(batch.mutations);
-      start += batch.mutations.length;
+      start = batch.next;
       logger.debug?.(`Pushed ${batch.mutations.length} mutation(s), ids ${batch.mutations[0]!.id}–${batch.mutations.at(-1)!.id}`);
     }
+  }
+
+  /** Stopped at a full window: the next acknowledgement (or the stall timer) resumes. */
+  #block(): void {
+    this.#blocked = true;
+    this.#startStallTimer();
   }
 
   #windowFull(channel: PushChannel): boolean {
