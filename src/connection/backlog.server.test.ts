@@ -1,20 +1,17 @@
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import WebSocket from 'ws';
 import { conformanceMutators } from '../../server/conformance-mutators';
 import { createServer, type ServerOptions } from '../../server/index';
 import { MemoryStorage } from '../../server/storage/memory-storage';
 import { MemoryKvProvider } from '../kv/memory-provider';
 import { Reflect } from '../reflect';
+import { cleanupAfterEach } from './testing/cleanup';
 import { PUSH_MAX_FRAME_BYTES, PUSH_MAX_MUTATIONS } from './push-limits';
 
 const ROOM_ID = 'backlog-room';
 const DRAIN_TIMEOUT_MS = 30_000;
 
-let cleanup: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  for (const step of cleanup.reverse()) await step();
-  cleanup = [];
-});
+const onCleanup = cleanupAfterEach();
 
 let stores = 0;
 
@@ -22,7 +19,7 @@ async function startServer(options: ServerOptions = {}) {
   const storage = new MemoryStorage();
   const server = createServer({ storage, ...options });
   const { url } = await server.listen(0, '127.0.0.1');
-  cleanup.push(() => server.close());
+  onCleanup(() => server.close());
   return { url, storage };
 }
 
@@ -37,7 +34,7 @@ function client(url: string, userID: string): Reflect<typeof conformanceMutators
     environment: { WebSocket },
     kvStore: new MemoryKvProvider(`backlog-${++stores}`),
   });
-  cleanup.push(() => r.close());
+  onCleanup(() => r.close());
   return r;
 }
 

@@ -1,31 +1,28 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import WebSocket from 'ws';
 import { conformanceMutators } from '../../server/conformance-mutators';
 import { createServer, SqliteStorage, type RoomsyncServer } from '../../server/index';
 import { MemoryKvProvider } from '../kv/memory-provider';
 import { Reflect } from '../reflect';
 import { RECONNECT_JITTER_MAX_MS } from './backoff';
+import { cleanupAfterEach } from './testing/cleanup';
 import { FakeClock } from './testing/fake-clock';
 
 const ROOM_ID = 'restart-room';
 /** How far the fake clock moves per step while waiting for the reconnect. */
 const STEP_MS = 50;
 
-let cleanup: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  for (const step of cleanup.reverse()) await step();
-  cleanup = [];
-});
+const onCleanup = cleanupAfterEach();
 
 /** A server on its own database file; a second one on the same file and port is the first restarted. */
 async function start(path: string, port = 0): Promise<{ server: RoomsyncServer; storage: SqliteStorage; port: number }> {
   const storage = new SqliteStorage({ path });
   const server = createServer({ storage });
   const listening = await server.listen(port, '127.0.0.1');
-  cleanup.push(() => server.close());
+  onCleanup(() => server.close());
   return { server, storage, port: listening.port };
 }
 
@@ -43,7 +40,7 @@ function whenState(r: Reflect, state: 'connected' | 'disconnected'): Promise<voi
 describe('a restart of the reference server while connected', () => {
   it('finds the client connected again within a second of the server being back (real sockets, injected clock)', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'roomsync-restart-'));
-    cleanup.push(async () => rmSync(dir, { recursive: true, force: true }));
+    onCleanup(async () => rmSync(dir, { recursive: true, force: true }));
     const path = join(dir, 'rooms.sqlite');
     const first = await start(path);
     const clock = new FakeClock(1_700_000_000_000);
@@ -57,7 +54,7 @@ describe('a restart of the reference server while connected', () => {
       environment: { WebSocket, clock, timers: clock },
       kvStore: new MemoryKvProvider('restart'),
     });
-    cleanup.push(() => r.close());
+    onCleanup(() => r.close());
     await whenState(r, 'connected');
     await r.mutate.increment({ key: 'n', delta: 1 });
     await vi.waitFor(() => expect(r.pendingMutationCount).toBe(0));

@@ -15,6 +15,14 @@ function run(events: readonly ConnectionEvent[], state: ConnectionState = initia
   return { state, effects };
 }
 
+/** Started, token obtained, socket 1 connected. */
+const connectedState = () =>
+  run([
+    { type: 'start' },
+    { type: 'tokenObtained', requestID: 1, token: 't' },
+    { type: 'socketMessage', socketID: 1, message: ['connected', { wsid: 'w' }] },
+  ]).state;
+
 const types = (effects: readonly ConnectionEffect[]) => effects.map((e) => (e.type === 'startTimer' || e.type === 'cancelTimer' ? `${e.type}:${e.name}` : e.type));
 
 describe('transition (pure)', () => {
@@ -38,11 +46,7 @@ describe('transition (pure)', () => {
   });
 
   it('a connected socket that closes: reconnect after the jitter drawn from the random source', () => {
-    const connected = run([
-      { type: 'start' },
-      { type: 'tokenObtained', requestID: 1, token: 't' },
-      { type: 'socketMessage', socketID: 1, message: ['connected', { wsid: 'w' }] },
-    ]).state;
+    const connected = connectedState();
     const closed = transition(connected, { type: 'socketClose', socketID: 1, code: 1001, reason: 'going away', wasClean: true }, 0, () => 0.4321);
     expect(types(closed.effects)).toEqual([
       'log',
@@ -61,11 +65,7 @@ describe('transition (pure)', () => {
   });
 
   it('an error frame after connected, and a failed attempt: the 5 s back-off, logged as info and warn', () => {
-    const connected = run([
-      { type: 'start' },
-      { type: 'tokenObtained', requestID: 1, token: 't' },
-      { type: 'socketMessage', socketID: 1, message: ['connected', { wsid: 'w' }] },
-    ]).state;
+    const connected = connectedState();
     const refused = transition(connected, { type: 'socketMessage', socketID: 1, message: ['error', 'RoomClosed', 'bye'] }, 0, () => 0.4321);
     expect(refused.effects[0]).toMatchObject({ level: 'info', message: 'Disconnected: RoomClosed' });
     expect(refused.effects.at(-1)).toEqual({ type: 'startTimer', name: 'backoff', delayMs: RECONNECT_BACKOFF_INITIAL_MS });

@@ -65,6 +65,35 @@ const neverPings: BrokenVariant = {
 };
 
 /**
+ * Changes the delay of the timers the client starts while it handles a socket
+ * event that `during` picks (a close, an error frame…): `retime` gets the
+ * delay asked for and returns the one used.
+ */
+const retimeDuring =
+  (during: (event: string, data: unknown) => boolean, retime: (delayMs: number) => number) =>
+  (factory: ClientFactory): ClientFactory =>
+  (options) => {
+    let inside = false;
+    const around = (event: string, data: unknown, call: () => void) => {
+      inside = during(event, data);
+      try {
+        call();
+      } finally {
+        inside = false;
+      }
+    };
+    const timers = options.environment!.timers!;
+    const retimed: Timers = {
+      setTimeout: (callback, delayMs): TimerHandle => timers.setTimeout(callback, inside ? retime(delayMs) : delayMs),
+      clearTimeout: (handle) => timers.clearTimeout(handle),
+    };
+    const WebSocket = wrapSocketConstructor(options.environment!.WebSocket!, { around });
+    return factory({ ...options, environment: { ...options.environment, timers: retimed, WebSocket } });
+  };
+
+const isClose = (event: string) => event !== 'onmessage';
+
+/**
  * Skips the back-off: any timer of back-off length started while the client
  * handles a close or an error frame fires at once.
  */
@@ -72,25 +101,10 @@ const noBackoff: BrokenVariant = {
   name: 'noBackoff',
   description: 'turns the back-off wait after a close or an error frame into 0 ms by wrapping the timers',
   breaks: ['backoff/golden-trace', 'backoff/reset-after-connect', 'errors/RoomNotFound-while-connecting', 'errors/InvalidPush-while-connected'],
-  wrap: (factory) => (options) => {
-    let failing = false;
-    const around = (event: string, data: unknown, call: () => void) => {
-      const isError = event !== 'onmessage' || String((data as { data?: unknown }).data).startsWith('["error"');
-      failing = isError;
-      try {
-        call();
-      } finally {
-        failing = false;
-      }
-    };
-    const timers = options.environment!.timers!;
-    const hurried: Timers = {
-      setTimeout: (callback, delayMs): TimerHandle => timers.setTimeout(callback, failing && delayMs >= RECONNECT_BACKOFF_INITIAL_MS ? 0 : delayMs),
-      clearTimeout: (handle) => timers.clearTimeout(handle),
-    };
-    const WebSocket = wrapSocketConstructor(options.environment!.WebSocket!, { around });
-    return factory({ ...options, environment: { ...options.environment, timers: hurried, WebSocket } });
-  },
+  wrap: retimeDuring(
+    (event, data) => isClose(event) || String((data as { data?: unknown }).data).startsWith('["error"'),
+    (delayMs) => (delayMs >= RECONNECT_BACKOFF_INITIAL_MS ? 0 : delayMs),
+  ),
 };
 
 /** Waits out the back-off after a lost connection too, as if it were an error. */
@@ -98,24 +112,7 @@ const slowReconnect: BrokenVariant = {
   name: 'slowReconnect',
   description: 'turns the short wait before reconnecting after a close into the 5 s back-off by wrapping the timers',
   breaks: ['reconnect/at-once-after-clean-close', 'reconnect/at-once-after-abrupt-close', 'push/resend-unacknowledged'],
-  wrap: (factory) => (options) => {
-    let closing = false;
-    const around = (event: string, _data: unknown, call: () => void) => {
-      closing = event !== 'onmessage';
-      try {
-        call();
-      } finally {
-        closing = false;
-      }
-    };
-    const timers = options.environment!.timers!;
-    const slowed: Timers = {
-      setTimeout: (callback, delayMs): TimerHandle => timers.setTimeout(callback, closing && delayMs < RECONNECT_BACKOFF_INITIAL_MS ? RECONNECT_BACKOFF_INITIAL_MS : delayMs),
-      clearTimeout: (handle) => timers.clearTimeout(handle),
-    };
-    const WebSocket = wrapSocketConstructor(options.environment!.WebSocket!, { around });
-    return factory({ ...options, environment: { ...options.environment, timers: slowed, WebSocket } });
-  },
+  wrap: retimeDuring(isClose, (delayMs) => Math.max(delayMs, RECONNECT_BACKOFF_INITIAL_MS)),
 };
 
 /** Sends everything pending in one push, whatever its size (pushes of one microtask batch are merged into one frame). */
