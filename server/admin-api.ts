@@ -1,7 +1,9 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ServerContext } from './context';
+import { invalidateConnections } from './invalidate';
 import { MAX_ADMIN_BODY_BYTES } from './limits';
+import { isSharedStorage } from './storage/types';
 
 export const ADMIN_PATH = '/api/admin';
 
@@ -24,6 +26,8 @@ class HttpError extends Error {
  *   POST   /rooms/:id/open            accept connects again
  *   DELETE /rooms/:id                 delete with its data, disconnect with RoomNotFound
  *   POST   /invalidate   {all?: true, userID?, roomID?}   disconnect with AuthInvalidated
+ * With a shared storage, close, delete and invalidate reach the other nodes
+ * too (through the storage's notifications); counts answered are this node's.
  */
 export async function handleAdmin(ctx: ServerContext, req: IncomingMessage, res: ServerResponse, path: string): Promise<void> {
   try {
@@ -64,7 +68,7 @@ async function route(ctx: ServerContext, method: string, path: string, req: Inco
       return setClosed(ctx, roomID, action === 'close');
     }
   }
-  if (method === 'POST' && head === 'invalidate' && parts.length === 1) return invalidate(ctx, await readJSON(req));
+  if (method === 'POST' && head === 'invalidate' && parts.length === 1) return await invalidate(ctx, await readJSON(req));
   throw new HttpError(404, `No admin route ${method} ${path}`);
 }
 
@@ -137,21 +141,17 @@ async function deleteRoom(ctx: ServerContext, roomID: string): Promise<Reply> {
   return ok({ roomID, deleted: true, disconnected });
 }
 
-function invalidate(ctx: ServerContext, body: unknown): Reply {
+async function invalidate(ctx: ServerContext, body: unknown): Promise<Reply> {
   const b = (body ?? {}) as { all?: unknown; userID?: unknown; roomID?: unknown };
   const userID = typeof b.userID === 'string' ? b.userID : undefined;
   const roomID = typeof b.roomID === 'string' ? b.roomID : undefined;
   if (b.all !== true && userID === undefined && roomID === undefined) {
     throw new HttpError(400, 'Body must be {"all": true} or name a userID and/or a roomID');
   }
-  let invalidated = 0;
-  for (const conn of [...ctx.connections]) {
-    if (conn.isClosed) continue;
-    if (userID !== undefined && conn.userID !== userID) continue;
-    if (roomID !== undefined && conn.roomID !== roomID) continue;
-    conn.fail('AuthInvalidated', 'Authentication was invalidated; fetch a new token');
-    invalidated++;
-  }
+  const target = { all: b.all === true, ...(userID === undefined ? {} : { userID }), ...(roomID === undefined ? {} : { roomID }) };
+  const invalidated = invalidateConnections(ctx, target);
+  // Other nodes invalidate their own connections when told (the count answered is this node's).
+  if (isSharedStorage(ctx.storage)) await ctx.storage.publish({ kind: 'invalidate', ...target });
   ctx.logger.info('connections invalidated', { userID, roomID, all: b.all === true, invalidated });
   return ok({ invalidated });
 }

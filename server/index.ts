@@ -32,7 +32,8 @@ import { createUpgradeHandler } from './socket-handler';
 import { serveStatic } from './static-files';
 import { newCounters } from './stats';
 import { MemoryStorage } from './storage/memory-storage';
-import type { Storage } from './storage/types';
+import { isSharedStorage, type Storage } from './storage/types';
+import { ClusterSync, DEFAULT_CLUSTER_POLL_INTERVAL_MS } from './cluster-sync';
 
 export type { AuthClaims, AuthData, AuthHandler, AuthResult } from './auth/auth';
 export { authOf, type ServerWriteTransaction } from './server-transaction';
@@ -46,6 +47,9 @@ export { createJSONLogger, silentLogger } from './logger';
 export type { BatchCommit, RoomMeta, Storage, StoredClient, StoredEntry, StoredRoom } from './storage/types';
 export { MemoryStorage } from './storage/memory-storage';
 export { SqliteStorage, type SqliteStorageOptions } from './storage/sqlite-storage';
+export { PostgresStorage, PostgresUnreachableError, type PostgresStorageOptions } from './storage/postgres/postgres-storage';
+export type { ClusterEvent, RoomChanges, RoomLock, SharedStorage } from './storage/types';
+export { StorageUnavailableError } from './storage/types';
 
 /** Mutators in a module, so rooms can run in worker threads. */
 export interface MutatorsModule {
@@ -125,6 +129,13 @@ export interface ServerOptions {
   readonly mutatorTimeoutMs?: number;
   /** @default process.memoryUsage */
   readonly memoryUsage?: () => NodeJS.MemoryUsage;
+  /**
+   * With a shared storage (PostgreSQL, several nodes): how often this node
+   * compares the rooms it holds with the storage, in case a notification of
+   * another node's change was missed.
+   * @default 2000
+   */
+  readonly clusterPollIntervalMs?: number;
 }
 
 export interface ListeningInfo {
@@ -163,7 +174,7 @@ export function createServer(options: ServerOptions = {}): RoomsyncServer {
   const storage = options.storage ?? new MemoryStorage();
   const counters = newCounters();
   const host = createEngineHost(options, timers, logger, counters);
-  const registry = new RoomRegistry({ storage, host, clock, logger, counters, failures: new FailureLog(logger, clock) });
+  const registry = new RoomRegistry({ storage, host, clock, logger, counters, failures: new FailureLog(logger, clock), timers });
   const ctx: ServerContext = {
     registry,
     storage,
@@ -195,6 +206,9 @@ export function createServer(options: ServerOptions = {}): RoomsyncServer {
     connections: new Set(),
     shuttingDown: false,
   };
+  // Several nodes on one storage: other nodes' batches, closes, deletes and invalidations reach this one.
+  const cluster = isSharedStorage(storage) ? new ClusterSync(ctx, storage, options.clusterPollIntervalMs ?? DEFAULT_CLUSTER_POLL_INTERVAL_MS) : undefined;
+  let clusterStarted = false;
   const wss = new WebSocketServer({
     noServer: true,
     maxPayload: options.maxFrameBytes ?? DEFAULT_MAX_FRAME_BYTES,
@@ -243,6 +257,10 @@ export function createServer(options: ServerOptions = {}): RoomsyncServer {
     host,
     async listen(port, hostname = '127.0.0.1') {
       if (host instanceof WorkerEngineHost) await host.ready();
+      if (cluster !== undefined && !clusterStarted) {
+        await cluster.start();
+        clusterStarted = true;
+      }
       return new Promise((resolve, reject) => {
         http.once('error', reject);
         http.listen(port, hostname, () => {
@@ -269,6 +287,7 @@ export function createServer(options: ServerOptions = {}): RoomsyncServer {
         wss.close();
         http.closeAllConnections();
         await stopped;
+        cluster?.stop();
         await host.shutdown();
         await storage.close();
         logger.info('server stopped');

@@ -31,6 +31,16 @@ export class RoomRegistry {
     return this.rooms.get(roomID) ?? (await this.loading.get(roomID)?.catch(() => undefined));
   }
 
+  /** The room if it is held in memory now (not one still loading: that one reads the storage anyway). */
+  held(roomID: string): Room | undefined {
+    return this.rooms.get(roomID);
+  }
+
+  /** Every room held in memory now. */
+  heldRooms(): Room[] {
+    return [...this.rooms.values()];
+  }
+
   /** Forgets a room held in memory (after it was deleted, broke or went idle). */
   forget(roomID: string, room?: Room): void {
     const current = this.rooms.get(roomID);
@@ -61,7 +71,7 @@ export class RoomRegistry {
         r.retire();
         this.forget(roomID, r);
       },
-    });
+    }, stored.meta.version);
     this.rooms.set(roomID, room);
     return room;
   }

@@ -1,6 +1,6 @@
 import type { PullRequestBody, PushBody } from '../src/protocol';
 import { CLOSE_INTERNAL_ERROR, type ClientConnection } from './client-connection';
-import type { Clock } from './clock';
+import type { Clock, Timers } from './clock';
 import { ClientError, StorageError } from './errors';
 import type { FailureLog } from './failure-log';
 import {
@@ -10,12 +10,14 @@ import {
   type EngineHost,
   type MutationPlace,
   type OpenReport,
+  type RoomDelta,
   type RoomStats,
 } from './engine/engine-types';
 import type { Logger } from './logger';
 import { PokeFrames, pokeText } from './poke-frames';
 import type { ServerCounters } from './stats';
-import { StaleRoomError, type Storage } from './storage/types';
+import { storageRetryDelayMs } from './storage-retry';
+import { isSharedStorage, StaleRoomError, StorageUnavailableError, type RoomChanges, type RoomLock, type Storage, type StoredRoom } from './storage/types';
 
 export interface RoomDeps {
   readonly storage: Storage;
@@ -29,6 +31,8 @@ export interface RoomDeps {
   readonly onBroken: (room: Room) => void;
   /** Called when the room has no connections and nothing queued: it may be dropped from memory. */
   readonly onIdle: (room: Room) => void;
+  /** For the waits between attempts while a shared storage is unreachable. @default the global setTimeout */
+  readonly timers?: Timers;
 }
 
 type Task =
@@ -37,6 +41,11 @@ type Task =
 
 /** Attempts at a request whose room state was lost (a stopped worker, a stale cache) before giving up. */
 const MAX_ENGINE_ATTEMPTS = 4;
+
+/** The room's row is gone from a shared storage: another node deleted it. */
+class RoomDeletedError extends Error {
+  override readonly name = 'RoomDeletedError';
+}
 
 /**
  * One room as the sockets see it: its connections, and a queue that runs one
@@ -55,13 +64,18 @@ export class Room {
   private readonly queue: Task[] = [];
   private running = false;
   private idleWaiters: (() => void)[] = [];
+  /** The version every connection was brought to (the state's version once the queue is free). */
+  private version: number;
+  private refreshQueued = false;
 
   constructor(
     readonly roomID: string,
     closed: boolean,
     private readonly deps: RoomDeps,
+    version = 0,
   ) {
     this.closed = closed;
+    this.version = version;
   }
 
   get connectionCount(): number {
@@ -70,6 +84,27 @@ export class Room {
 
   get isBroken(): boolean {
     return this.broken;
+  }
+
+  /** The version this node's connections were brought to. */
+  get storedVersion(): number {
+    return this.version;
+  }
+
+  /**
+   * Another node changed the room (a hint, with its new version when known):
+   * once the queue is free, read what changed from the storage and poke.
+   */
+  notice(version?: number): void {
+    if ((version !== undefined && version <= this.version) || this.refreshQueued || this.broken || this.stopped) return;
+    this.refreshQueued = true;
+    this.run(async () => {
+      this.refreshQueued = false;
+      await this.refresh();
+    }).catch((error: unknown) => {
+      if (error instanceof StorageUnavailableError) this.deps.logger.warn('could not catch up with other nodes yet', { roomID: this.roomID, error });
+      else if (!(error instanceof ClientError)) this.deps.logger.error('catching up with other nodes failed', { roomID: this.roomID, error });
+    });
   }
 
   connections(): ClientConnection[] {
@@ -105,6 +140,7 @@ export class Room {
   /** Mutation recovery: what the server has processed for a (usually other) client group. */
   pull(conn: ClientConnection, pull: PullRequestBody): Promise<void> {
     return this.run(async () => {
+      await this.refresh();
       const answer = await this.engineCall(() => this.deps.host.pull(this.roomID, pull.clientGroupID));
       conn.send(['pull', { ...answer, requestID: pull.requestID }]);
     });
@@ -188,15 +224,90 @@ export class Room {
     }
   }
 
-  /** Loads the room's state into the host again (after it was lost or found stale). */
-  private async reopen(): Promise<void> {
+  /**
+   * Loads the room's state into the host again (after it was lost or found
+   * stale), and pokes the connections across whatever it moved on by.
+   */
+  private async reopen(given?: StoredRoom): Promise<void> {
     this.deps.host.close(this.roomID);
-    const stored = await this.deps.storage.loadRoom(this.roomID);
-    if (stored === undefined) throw new ClientError('RoomNotFound', this.roomID);
+    const stored = given ?? (await this.deps.storage.loadRoom(this.roomID));
+    if (stored === undefined) throw isSharedStorage(this.deps.storage) ? new RoomDeletedError(this.roomID) : new ClientError('RoomNotFound', this.roomID);
     // Clients bound at connect but not stored yet stay bound to their users.
     const bindings = [...this.conns].map((c) => ({ clientID: c.clientID, clientGroupID: c.clientGroupID, userID: c.userID }));
     reportUnservable(this.deps.logger, this.roomID, await this.deps.host.open(this.roomID, stored, bindings));
     this.open = true;
+    if (stored.meta.version === this.version) return;
+    const groups = [...new Set([...this.conns].map((c) => c.clientGroupID))];
+    this.pokeDelta(await this.deps.host.since(this.roomID, this.version, groups));
+  }
+
+  /** Reads what other nodes changed since this node's version and passes it on (shared storages only). */
+  private async refresh(): Promise<void> {
+    const storage = this.deps.storage;
+    if (!isSharedStorage(storage) || this.broken) return;
+    const changes = await storage.changesSince(this.roomID, this.version);
+    if (changes === undefined) {
+      this.vanish();
+      throw new ClientError('RoomNotFound', this.roomID);
+    }
+    await this.catchUp(changes);
+  }
+
+  /** Brings the state and the connections to what the storage holds: other nodes' batches, a close. */
+  private async catchUp(changes: RoomChanges): Promise<void> {
+    if (changes.meta.closed !== this.closed) {
+      this.closed = changes.meta.closed;
+      if (this.closed) this.disconnectAll('RoomClosed', `Room ${this.roomID} was closed`);
+    }
+    if (changes.meta.version === this.version && !changes.full) return;
+    if (changes.full || !this.open) return this.reopen(changes.full ? changes : undefined);
+    try {
+      this.pokeDelta(await this.deps.host.apply(this.roomID, changes));
+    } catch (error) {
+      if (!(error instanceof EngineLostError)) throw error;
+      this.open = false;
+      await this.reopen();
+    }
+  }
+
+  /** Takes every connection to the delta's version (those there already get nothing). */
+  private pokeDelta(delta: RoomDelta): void {
+    const frames = new PokeFrames(delta.version, delta.patchJSON, this.deps.clock.now(), delta.changesByGroup);
+    for (const conn of this.conns) {
+      if (conn.cookie === delta.version) continue;
+      conn.sendText(frames.frame(conn.cookie, conn.clientGroupID, ''));
+      conn.cookie = delta.version;
+      this.deps.counters.pokes++;
+    }
+    this.version = delta.version;
+  }
+
+  /** A shared storage's batch holds the room's lock, after catching up with what other nodes committed. */
+  private async lockForBatch(): Promise<RoomLock | undefined> {
+    const storage = this.deps.storage;
+    if (!isSharedStorage(storage)) return undefined;
+    const lock = await storage.lockRoom(this.roomID, this.version);
+    if (lock === undefined) throw new RoomDeletedError(this.roomID);
+    try {
+      await this.catchUp(lock.changes);
+    } catch (error) {
+      await lock.release().catch(() => {});
+      throw error;
+    }
+    return lock;
+  }
+
+  /** Another node deleted the room: its connections get RoomNotFound. */
+  private vanish(): void {
+    if (this.broken) return;
+    this.retire();
+    this.disconnectAll('RoomNotFound', this.roomID);
+    this.deps.onBroken(this);
+  }
+
+  private waitForStorage(attempt: number): Promise<void> {
+    const ms = storageRetryDelayMs(attempt);
+    return new Promise((resolve) => (this.deps.timers ? this.deps.timers.setTimeout(resolve, ms) : setTimeout(resolve, ms)));
   }
 
   /** Calls the host; when the room's state was lost, reloads it from storage and calls again. */
@@ -214,6 +325,8 @@ export class Room {
 
   private async attach(conn: ClientConnection): Promise<void> {
     if (this.broken) throw new ClientError('RoomNotFound', this.roomID);
+    // With a shared storage the checks below run against the database's state, not an old cache.
+    await this.refresh();
     if (this.closed) throw new ClientError('RoomClosed', `Room ${this.roomID} is closed`);
     const p = conn.params;
     const answer = await this.engineCall(() =>
@@ -247,12 +360,31 @@ export class Room {
       timedOut,
     });
     let result: BatchResult | undefined;
+    let unavailable = 0;
     for (let attempt = 1; result === undefined; attempt++) {
       try {
         if (!this.open) await this.reopen();
-        result = await this.deps.host.batch(this.roomID, request());
-        if (result.commit !== undefined) await this.deps.storage.commitBatch(this.roomID, result.commit);
+        const lock = await this.lockForBatch();
+        try {
+          result = await this.deps.host.batch(this.roomID, request());
+          if (result.commit === undefined) await lock?.release();
+          else if (lock !== undefined) await lock.commit(result.commit);
+          else await this.deps.storage.commitBatch(this.roomID, result.commit);
+        } catch (error) {
+          await lock?.release().catch(() => {});
+          throw error;
+        }
       } catch (error) {
+        if (error instanceof RoomDeletedError) return this.vanish();
+        // A shared storage that cannot be reached: nothing is acknowledged; wait and run the batch again.
+        if (error instanceof StorageUnavailableError && !this.stopped && !this.broken) {
+          if (unavailable++ === 0) this.deps.logger.warn('storage unavailable; the batch waits and is retried', { roomID: this.roomID, error });
+          result = undefined;
+          this.open = false;
+          attempt = 0;
+          await this.waitForStorage(unavailable);
+          continue;
+        }
         const retry = (error instanceof EngineLostError || error instanceof StaleRoomError) && attempt < MAX_ENGINE_ATTEMPTS;
         if (error instanceof EngineLostError && error.timedOut !== undefined) timedOut.push(error.timedOut);
         if (!retry) {
@@ -263,6 +395,7 @@ export class Room {
         this.open = false;
       }
     }
+    if (unavailable > 0) this.deps.logger.info('storage reachable again; batch stored', { roomID: this.roomID, attempts: unavailable + 1 });
     this.report(result);
     if (result.commit !== undefined) this.poke(result, pushes);
     for (const f of result.failures) pushers[f.conn]?.fail(f.kind, f.message);
@@ -288,6 +421,7 @@ export class Room {
       conn.cookie = commit.version;
       this.deps.counters.pokes++;
     }
+    this.version = commit.version;
   }
 
   private fail(error: StorageError): void {

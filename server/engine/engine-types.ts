@@ -1,6 +1,6 @@
 import type { ErrorKind, PushBody } from '../../src/protocol';
 import type { AuthData } from '../auth/auth';
-import type { BatchCommit, StoredRoom } from '../storage/types';
+import type { BatchCommit, RoomChanges, StoredRoom } from '../storage/types';
 
 /** A connect request as the room checks it. */
 export interface ConnectRequest {
@@ -71,6 +71,14 @@ export interface PullAnswer {
   readonly lastMutationIDChanges: Record<string, number>;
 }
 
+/** A poke's parts that take every connection of a room from one version to another. */
+export interface RoomDelta {
+  readonly version: number;
+  readonly patchJSON: string;
+  /** clientGroupID → clientID → last mutation id. */
+  readonly changesByGroup: Readonly<Record<string, Record<string, number>>>;
+}
+
 export interface RoomStats {
   readonly version: number;
   readonly keys: number;
@@ -102,6 +110,10 @@ export interface EngineHost {
   connect(roomID: string, request: ConnectRequest): Promise<ConnectAnswer>;
   batch(roomID: string, request: BatchRequest): Promise<BatchResult>;
   pull(roomID: string, clientGroupID: string): Promise<PullAnswer>;
+  /** Brings the room's state up to what another node stored; answers the poke that takes connections across. */
+  apply(roomID: string, changes: RoomChanges): Promise<RoomDelta>;
+  /** The poke from `cookie` to the room's version, with the last mutation ids of `clientGroupIDs`. */
+  since(roomID: string, cookie: number, clientGroupIDs: readonly string[]): Promise<RoomDelta>;
   stats(roomID: string): Promise<RoomStats>;
   shutdown(): Promise<void>;
 }

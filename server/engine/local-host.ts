@@ -1,4 +1,4 @@
-import type { StoredRoom } from '../storage/types';
+import type { RoomChanges, StoredRoom } from '../storage/types';
 import { EngineLostError, type BatchRequest, type ClientBinding, type ConnectRequest, type EngineHost, type OpenReport } from './engine-types';
 import type { MutationGuard } from './mutation-guard';
 import { RoomPacer, type ThreadPace } from './pacer';
@@ -34,6 +34,14 @@ export class LocalEngineHost implements EngineHost {
 
   async pull(roomID: string, clientGroupID: string) {
     return this.engine(roomID).pull(clientGroupID);
+  }
+
+  async apply(roomID: string, changes: RoomChanges) {
+    return this.engine(roomID).apply(changes);
+  }
+
+  async since(roomID: string, cookie: number, clientGroupIDs: readonly string[]) {
+    return this.engine(roomID).since(cookie, clientGroupIDs);
   }
 
   async stats(roomID: string) {

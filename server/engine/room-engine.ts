@@ -7,7 +7,9 @@ import { ClientError, RoomSizeLimitError, UnknownMutatorError } from '../errors'
 import { jsonTextDeeperThan } from '../json-text-depth';
 import { RoomData, type ClientRecord } from '../room-data';
 import { ServerTransaction } from '../server-transaction';
-import type { StoredClient, StoredRoom } from '../storage/types';
+import { compareKeys } from '../key-order';
+import { opJSON } from '../room-data';
+import type { RoomChanges, StoredClient, StoredRoom } from '../storage/types';
 import type {
   BatchRequest,
   BatchResult,
@@ -18,6 +20,7 @@ import type {
   MutationPlace,
   PullAnswer,
   PushInput,
+  RoomDelta,
   RoomStats,
 } from './engine-types';
 import type { MutationGuard } from './mutation-guard';
@@ -107,6 +110,36 @@ export class RoomEngine {
 
   pull(clientGroupID: string): PullAnswer {
     return { cookie: this.data.version, lastMutationIDChanges: this.data.groupMutationIDs(clientGroupID) };
+  }
+
+  /** Applies what other nodes stored after this state's version (not `full` changes: those reload the room). */
+  apply(changes: RoomChanges): RoomDelta {
+    const d = this.data;
+    const patch: string[] = [];
+    for (const e of [...changes.entries].sort((a, b) => compareKeys(a.key, b.key))) {
+      d.setEntry(e.key, { json: e.json, version: e.version });
+      patch.push(opJSON(e.key, e.json));
+    }
+    const changesByGroup: Record<string, Record<string, number>> = {};
+    for (const c of changes.clients) {
+      d.setClient(c.clientID, recordOf(c));
+      // Stored by another node: that binding stands, a different one made here is not written over it.
+      this.unsaved.delete(c.clientID);
+      if (c.lastMutationID > 0) (changesByGroup[c.clientGroupID] ??= {})[c.clientID] = c.lastMutationID;
+    }
+    d.version = changes.meta.version;
+    if (changes.meta.tombstoneHorizon > d.tombstoneHorizon) d.dropTombstones(changes.meta.tombstoneHorizon);
+    return { version: d.version, patchJSON: `[${patch.join(',')}]`, changesByGroup };
+  }
+
+  /** The poke from `cookie` to this version (`clear` and everything when the cookie is older than the horizon). */
+  since(cookie: number, clientGroupIDs: readonly string[]): RoomDelta {
+    const changesByGroup: Record<string, Record<string, number>> = {};
+    for (const group of clientGroupIDs) {
+      const ids = this.data.groupMutationIDs(group);
+      if (Object.keys(ids).length > 0) changesByGroup[group] = ids;
+    }
+    return { version: this.data.version, patchJSON: this.data.patchJSONSince(cookie), changesByGroup };
   }
 
   stats(): RoomStats {

@@ -2,7 +2,7 @@ import { Worker } from 'node:worker_threads';
 import type { Timers } from '../clock';
 import type { Logger } from '../logger';
 import type { ServerCounters } from '../stats';
-import type { StoredRoom } from '../storage/types';
+import type { RoomChanges, StoredRoom } from '../storage/types';
 import {
   EngineLostError,
   type BatchRequest,
@@ -14,6 +14,7 @@ import {
   type MutationPlace,
   type OpenReport,
   type PullAnswer,
+  type RoomDelta,
   type RoomStats,
 } from './engine-types';
 import { Outbox } from './outbox';
@@ -145,6 +146,14 @@ export class WorkerEngineHost implements EngineHost {
 
   pull(roomID: string, clientGroupID: string): Promise<PullAnswer> {
     return this.call(roomID, { op: 'pull', roomID, clientGroupID });
+  }
+
+  apply(roomID: string, changes: RoomChanges): Promise<RoomDelta> {
+    return this.call(roomID, { op: 'apply', roomID, changes });
+  }
+
+  since(roomID: string, cookie: number, clientGroupIDs: readonly string[]): Promise<RoomDelta> {
+    return this.call(roomID, { op: 'since', roomID, cookie, clientGroupIDs });
   }
 
   stats(roomID: string): Promise<RoomStats> {

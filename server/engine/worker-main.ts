@@ -39,6 +39,10 @@ async function answer(r: WorkerRequest): Promise<unknown> {
       return host.batch(r.roomID, r.request);
     case 'pull':
       return host.pull(r.roomID, r.clientGroupID);
+    case 'apply':
+      return host.apply(r.roomID, r.changes);
+    case 'since':
+      return host.since(r.roomID, r.cookie, r.clientGroupIDs);
     case 'stats':
       return host.stats(r.roomID);
   }

@@ -1,5 +1,5 @@
 import type { BatchRequest, ClientBinding, ConnectRequest } from './engine-types';
-import type { StoredRoom } from '../storage/types';
+import type { RoomChanges, StoredRoom } from '../storage/types';
 
 /** What a worker needs to run rooms. */
 export interface WorkerSetup {
@@ -29,6 +29,8 @@ export type WorkerRequest =
   | { readonly id: number; readonly op: 'connect'; readonly roomID: string; readonly request: ConnectRequest }
   | { readonly id: number; readonly op: 'batch'; readonly roomID: string; readonly request: BatchRequest }
   | { readonly id: number; readonly op: 'pull'; readonly roomID: string; readonly clientGroupID: string }
+  | { readonly id: number; readonly op: 'apply'; readonly roomID: string; readonly changes: RoomChanges }
+  | { readonly id: number; readonly op: 'since'; readonly roomID: string; readonly cookie: number; readonly clientGroupIDs: readonly string[] }
   | { readonly id: number; readonly op: 'stats'; readonly roomID: string };
 
 export type WorkerResponse =
