@@ -35,6 +35,9 @@ describe('parseCliArgs', () => {
       limits: { maxRoomBytes: 1000, maxRooms: 7, idleTimeoutMs: 9000 },
     });
     expect(parseCliArgs(['--memory']).dataDir).toBeUndefined();
+    expect(parseCliArgs(['--postgres', 'postgres://u@db:5432/rooms', '--pg-pool-size', '4'])).toMatchObject({ postgres: 'postgres://u@db:5432/rooms', pgPoolSize: 4, localStorageGiven: false });
+    expect(() => parseCliArgs(['--postgres', 'mysql://x'])).toThrow(/postgres:\/\//);
+    expect(() => parseCliArgs(['--postgres', 'postgres://x', '--data-dir', 'd'])).toThrow(/Choose one storage/);
     expect(parseCliArgs(['--auth', 'webhook', 'https://app.example/auth']).auth).toEqual({ kind: 'webhook', url: 'https://app.example/auth' });
   });
 

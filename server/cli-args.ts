@@ -7,6 +7,12 @@ export interface CliOptions {
   readonly host: string;
   /** undefined: keep everything in memory (--memory). */
   readonly dataDir: string | undefined;
+  /** True when --data-dir or --memory was given (then DATABASE_URL is not used). */
+  readonly localStorageGiven: boolean;
+  /** A PostgreSQL URL (--postgres): rooms in PostgreSQL, shared by any number of nodes. */
+  readonly postgres: string | undefined;
+  /** Pooled PostgreSQL connections per node (one more LISTENs). */
+  readonly pgPoolSize: number | undefined;
   /** Given on the command line (visible in `ps`: prefer ROOMSYNC_ADMIN_KEY or --admin-key-file). */
   readonly adminKey: string | undefined;
   readonly adminKeyFile: string | undefined;
@@ -56,6 +62,8 @@ export const USAGE = `Usage: npm run server -- [options]
   --host H                  address to bind (default 127.0.0.1)
   --data-dir DIR            where the SQLite database lives (default ./data)
   --memory                  keep rooms in memory only (nothing survives a restart)
+  --postgres URL            rooms in PostgreSQL (or env DATABASE_URL), shared by any number of nodes (docs/deploy.md)
+  --pg-pool-size N          pooled PostgreSQL connections per node, plus one that LISTENs (default 10)
   --production              production defaults (also NODE_ENV=production): a real --auth is required,
                             only the page's own origin (and --allowed-origins), no generated admin key
   --auth dev|jwt|webhook URL  how tokens are checked (default dev: any token is the user id; development only)
@@ -120,6 +128,9 @@ export function parseCliArgs(argv: readonly string[]): CliOptions {
     port: DEFAULT_PORT,
     host: '127.0.0.1',
     dataDir: './data',
+    localStorageGiven: false,
+    postgres: undefined,
+    pgPoolSize: undefined,
     adminKey: undefined,
     adminKeyFile: undefined,
     requireRooms: false,
@@ -167,9 +178,11 @@ export function parseCliArgs(argv: readonly string[]): CliOptions {
         break;
       case '--data-dir':
         opts.dataDir = value();
+        opts.localStorageGiven = true;
         break;
       case '--memory':
         opts.dataDir = undefined;
+        opts.localStorageGiven = true;
         break;
       case '--admin-key':
         opts.adminKey = value();
@@ -223,6 +236,15 @@ export function parseCliArgs(argv: readonly string[]): CliOptions {
       case '--max-mutations-per-push':
         opts.maxMutationsPerPush = integer(name, value(), 1, MAX_INT);
         break;
+      case '--postgres': {
+        const url = value();
+        if (!/^postgres(ql)?:\/\//.test(url)) throw new CliUsageError('--postgres needs a postgres:// URL');
+        opts.postgres = url;
+        break;
+      }
+      case '--pg-pool-size':
+        opts.pgPoolSize = integer(name, value(), 1, 1000);
+        break;
       case '--synchronous': {
         const v = value().toUpperCase();
         if (v !== 'FULL' && v !== 'NORMAL') throw new CliUsageError('--synchronous must be FULL or NORMAL');
@@ -237,6 +259,7 @@ export function parseCliArgs(argv: readonly string[]): CliOptions {
         throw new CliUsageError(`Unknown option ${raw}`);
     }
   }
+  if (opts.postgres !== undefined && opts.localStorageGiven) throw new CliUsageError('Choose one storage: --postgres, --data-dir or --memory');
   return opts;
 }
 

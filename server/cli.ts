@@ -1,5 +1,6 @@
 /**
- * `npm run server -- [options]`: the reference server with SQLite storage,
+ * `npm run server -- [options]`: the reference server with SQLite storage
+ * (or PostgreSQL with --postgres URL / DATABASE_URL, for several nodes),
  * JSON logs on stderr and graceful shutdown on SIGTERM/SIGINT.
  */
 import { randomBytes } from 'node:crypto';
@@ -10,7 +11,9 @@ import { cliServerConfig } from './cli-config';
 import type { MutatorDefs } from '../src/db/transaction-types';
 import { createServer } from './index';
 import { createJSONLogger } from './logger';
+import { DEFAULT_MUTATOR_TIMEOUT_MS } from './limits';
 import { MemoryStorage } from './storage/memory-storage';
+import { DEFAULT_PG_IDLE_IN_TRANSACTION_TIMEOUT_MS, PostgresStorage, redactURL } from './storage/postgres/postgres-storage';
 import { SqliteStorage } from './storage/sqlite-storage';
 
 const DATABASE_FILE = 'roomsync.sqlite';
@@ -50,7 +53,23 @@ async function main(): Promise<void> {
   for (const warning of config.warnings) logger.warn(warning);
 
   let storage;
-  if (opts.dataDir === undefined) {
+  const postgresURL = opts.postgres ?? (opts.localStorageGiven ? undefined : process.env.DATABASE_URL || undefined);
+  if (postgresURL !== undefined) {
+    const mutatorTimeoutMs = opts.limits.mutatorTimeoutMs ?? DEFAULT_MUTATOR_TIMEOUT_MS;
+    try {
+      storage = await PostgresStorage.open({
+        connectionString: postgresURL,
+        ...(opts.pgPoolSize === undefined ? {} : { poolSize: opts.pgPoolSize }),
+        // A stuck mutator is stopped first; PostgreSQL ends the idle transaction only if that did not happen.
+        idleInTransactionTimeoutMs: Math.max(DEFAULT_PG_IDLE_IN_TRANSACTION_TIMEOUT_MS, 2 * mutatorTimeoutMs),
+        logger,
+      });
+    } catch (error) {
+      process.stderr.write(`roomsync server could not start: ${(error as Error).message}\n`);
+      process.exit(1);
+    }
+    logger.info('storage opened', { postgres: redactURL(postgresURL), node: storage.nodeID });
+  } else if (opts.dataDir === undefined) {
     storage = new MemoryStorage();
   } else {
     mkdirSync(opts.dataDir, { recursive: true });
@@ -62,7 +81,8 @@ async function main(): Promise<void> {
   let adminKey = config.adminKey?.key;
   let adminKeyNote: string | undefined;
   if (adminKey === undefined && !production) {
-    if (opts.dataDir !== undefined) {
+    // Several nodes on PostgreSQL need one key given to all of them (ROOMSYNC_ADMIN_KEY); without one each makes its own.
+    if (opts.dataDir !== undefined && postgresURL === undefined) {
       const stored = storedAdminKey(opts.dataDir);
       adminKey = stored.key;
       adminKeyNote = `admin key in ${stored.path}`;

@@ -31,6 +31,8 @@ export class CheckContext {
     /** The server's socket origin, e.g. ws://127.0.0.1:8080. */
     readonly origin: string,
     private readonly checkName: string,
+    /** Every node of the server under test (origin first): new clients go to each in turn. */
+    readonly origins: readonly string[] = [origin],
   ) {
     this.ids = new Ids(env.randomBytes);
   }
@@ -49,7 +51,7 @@ export class CheckContext {
     let clientGroupID = this.groupIDs.get(groupName);
     if (clientGroupID === undefined) this.groupIDs.set(groupName, (clientGroupID = this.ids.uuid()));
     const user = this.config.users[(options.user ?? 0) % this.config.users.length]!;
-    const client = new SyncClient(this.env, this.ids, this.config, this.origin, {
+    const client = new SyncClient(this.env, this.ids, this.config, this.origins[index % this.origins.length]!, {
       roomID,
       clientID: this.ids.uuid(),
       clientGroupID,

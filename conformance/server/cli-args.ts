@@ -2,14 +2,17 @@ import { parseArgs } from 'node:util';
 
 export interface CliArgs {
   readonly server: string;
+  /** Further --server URLs: more nodes of the same server, clients spread over all of them. */
+  readonly moreServers: readonly string[];
   readonly configFile: string | undefined;
   readonly json: boolean;
   readonly only: string | undefined;
 }
 
-export const USAGE = `Usage: npm run conformance -- --server ws://HOST:PORT [--config FILE] [--json] [--only PATTERN] | --list
+export const USAGE = `Usage: npm run conformance -- --server ws://HOST:PORT [--server ws://… …] [--config FILE] [--json] [--only PATTERN] | --list
 
-  --server URL     the server's socket origin (ws:// or wss://)
+  --server URL     the server's socket origin (ws:// or wss://); repeat it for several nodes of one
+                   server (sharing rooms, e.g. on PostgreSQL): each check's clients are spread over them
   --config FILE    JSON config: room creation, tokens, mutator names, timeouts (see conformance/README.md)
   --json           print a JSON summary on stdout (the report goes to stderr)
   --only PATTERN   run only matching checks: comma-separated substrings or globs (connect/*,push)
@@ -27,7 +30,7 @@ export function parseCliArgs(argv: readonly string[]): CliArgs | 'help' | 'list'
     ({ values } = parseArgs({
       args: [...argv],
       options: {
-        server: { type: 'string' },
+        server: { type: 'string', multiple: true },
         config: { type: 'string' },
         json: { type: 'boolean', default: false },
         only: { type: 'string' },
@@ -42,7 +45,8 @@ export function parseCliArgs(argv: readonly string[]): CliArgs | 'help' | 'list'
   }
   if (values.help) return 'help';
   if (values.list) return 'list';
-  if (values.server === undefined) throw new UsageError('--server is required');
-  if (!/^wss?:\/\/[^/]+/.test(values.server)) throw new UsageError(`--server must be a ws:// or wss:// URL, got ${JSON.stringify(values.server)}`);
-  return { server: values.server, configFile: values.config, json: values.json ?? false, only: values.only };
+  const servers = values.server ?? [];
+  if (servers.length === 0) throw new UsageError('--server is required');
+  for (const server of servers) if (!/^wss?:\/\/[^/]+/.test(server)) throw new UsageError(`--server must be a ws:// or wss:// URL, got ${JSON.stringify(server)}`);
+  return { server: servers[0]!, moreServers: servers.slice(1), configFile: values.config, json: values.json ?? false, only: values.only };
 }

@@ -35,6 +35,7 @@ async function main(argv: readonly string[]): Promise<number> {
   const json = args.json;
   const summary = await runServerConformance({
     url: args.server,
+    moreURLs: args.moreServers,
     config,
     ...(args.only === undefined ? {} : { only: args.only }),
     onResult: (result) => process.stderr.write(`${formatProgress(result)}\n`),

@@ -10,6 +10,12 @@ import { DEFAULT_CONFIG, type ConformanceConfig } from './config';
 export interface RunServerConformanceOptions {
   /** The server's socket origin, e.g. `ws://127.0.0.1:8080`. */
   readonly url: string;
+  /**
+   * More nodes of the same server (sharing its rooms, e.g. on one
+   * PostgreSQL): each check's clients are spread over `url` and these in turn.
+   * @default none
+   */
+  readonly moreURLs?: readonly string[];
   /** @default DEFAULT_CONFIG (suits the reference server) */
   readonly config?: ConformanceConfig;
   /** Comma-separated substrings or globs of check names (see matchesOnly). @default every check */
@@ -41,13 +47,14 @@ export async function runServerConformance(options: RunServerConformanceOptions)
   const env = options.environment ?? nodeEnvironment();
   const config = options.config ?? DEFAULT_CONFIG;
   const origin = options.url.replace(/\/+$/, '');
+  const origins = [origin, ...(options.moreURLs ?? []).map((u) => u.replace(/\/+$/, ''))];
   const results: CheckResult[] = [];
   for (const check of (options.checks ?? ALL_CHECKS).filter((c) => matchesOnly(c.name, options.only))) {
-    const result = await runCheck(check, new CheckContext(env, config, origin, check.name), env);
+    const result = await runCheck(check, new CheckContext(env, config, origin, check.name, origins), env);
     results.push(result);
     options.onResult?.(result);
   }
-  return summarize(origin, results);
+  return summarize(origins.join(' '), results);
 }
 
 async function runCheck(check: Check, ctx: CheckContext, env: ConformanceEnvironment): Promise<CheckResult> {
