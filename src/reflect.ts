@@ -28,6 +28,10 @@ import { dataStoreName, logStoreName, storeBaseName } from './persist/store-name
 import { StoreRegistry } from './persist/store-registry';
 import { platformBroadcastChannel, TabChannel, type BroadcastChannelConstructor, type TabMessage } from './persist/tab-channel';
 import { Throttle } from './persist/throttle';
+import type { PresenceClient } from './presence/presence-client';
+import { withPresenceMutator } from './presence/presence-mutator';
+import type { Presence } from './presence/presence-view';
+import { presenceOf } from './presence/reflect-presence';
 
 /** Other tabs hear of this tab's logged mutations at most this often (the first at once). */
 const LOGGED_NOTICE_INTERVAL_MS = 16;
@@ -114,6 +118,9 @@ export class Reflect<MD extends MutatorDefs = MutatorDefs> {
   readonly mutate: MakeMutators<MD>;
 
   readonly #options: ReflectOptions<MD>;
+  /** The app's mutators and the built-in ones. */
+  readonly #storeMutators: MutatorDefs;
+  readonly #presence: PresenceClient;
   readonly #logger: Logger;
   readonly #ready: Promise<Store>;
   readonly #statusListeners = new Set<(status: ConnectionStatus) => void>();
@@ -144,6 +151,7 @@ export class Reflect<MD extends MutatorDefs = MutatorDefs> {
       throw new Error("ReflectOptions.socketOrigin must use the 'ws' or 'wss' scheme.");
     }
     this.#options = options;
+    this.#storeMutators = withPresenceMutator(options.mutators ?? {});
     this.userID = options.userID;
     this.roomID = options.roomID;
     this.schemaVersion = options.schemaVersion ?? '';
@@ -162,6 +170,7 @@ export class Reflect<MD extends MutatorDefs = MutatorDefs> {
     this.#ready = this.#open(environment);
     this.#ready.catch((error: unknown) => this.#logger.error?.('Could not open the local store', error));
     this.clientGroupID = this.#ready.then(() => this.#clientGroupID!);
+    this.#presence = presenceOf(this, environment, this.#ready, (message, error) => this.#logger.error?.(message, error));
   }
 
   /** True after a successful connect, false after a failure (always false without a socketOrigin). */
@@ -225,10 +234,35 @@ export class Reflect<MD extends MutatorDefs = MutatorDefs> {
     );
   }
 
+  /**
+   * Sets this client's presence state (e.g. a cursor), seen by everyone in
+   * the room until this client leaves. Small: at most PRESENCE_STATE_MAX_BYTES
+   * of JSON. Throws PresenceStateError (nothing changes) when it is not JSON
+   * or too large. Sent while connected, at most every PRESENCE_SEND_INTERVAL_MS
+   * (the latest state always goes), and again after a reconnect if the
+   * server forgot it.
+   */
+  setPresence(state: ReadonlyJSONValue): void {
+    this.#presence.set(state);
+  }
+
+  /**
+   * Calls `callback` with who is in the room — every client with its user id
+   * and state, and the same grouped by user (one person in two tabs is one
+   * user) — once known and whenever it changes. This client's own state
+   * shows as set at once. While disconnected the last known presence stays.
+   * `S` is the app's state type (not checked: other clients set it). Returns
+   * the unsubscribe function.
+   */
+  subscribeToPresence<S = ReadonlyJSONValue>(callback: (presence: Presence<S>) => void): () => void {
+    return this.#presence.subscribe(callback as (presence: Presence) => void);
+  }
+
   /** Closes the socket, stores what is only in memory and closes the local store. */
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
+    this.#presence.close();
     this.#connection?.close();
     try {
       await this.#ready;
@@ -272,7 +306,7 @@ export class Reflect<MD extends MutatorDefs = MutatorDefs> {
       dataKv: stores.dataKv,
       logKv: stores.logKv,
       clientID: this.clientID,
-      mutators: options.mutators ?? {},
+      mutators: this.#storeMutators,
       indexes: options.indexes ?? {},
       clock: () => environment.clock.now(),
       timers: environment.timers,
