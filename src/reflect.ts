@@ -23,11 +23,12 @@ import type { Metrics } from './metrics/metrics';
 import { ClientLifecycle } from './persist/client-lifecycle';
 import { openClientStore, type ClientStore } from './persist/client-store';
 import { disableGroup } from './persist/records';
-import { chooseProvider, openLocalStores, type KvStoreOption } from './persist/local-stores';
+import { chooseProvider, openLocalStores, type KvStoreOption, type LocalStores } from './persist/local-stores';
 import { dataStoreName, logStoreName, storeBaseName } from './persist/store-names';
 import { StoreRegistry } from './persist/store-registry';
 import { platformBroadcastChannel, TabChannel, type BroadcastChannelConstructor, type TabMessage } from './persist/tab-channel';
 import { Throttle } from './persist/throttle';
+import { RecoveryRunner } from './persist/recovery-runner';
 import type { PresenceClient } from './presence/presence-client';
 import { withPresenceMutator } from './presence/presence-mutator';
 import type { Presence } from './presence/presence-view';
@@ -128,6 +129,8 @@ export class Reflect<MD extends MutatorDefs = MutatorDefs> {
   #store: Store | undefined;
   #local: ClientStore | undefined;
   #lifecycle: ClientLifecycle | undefined;
+  #recovery: RecoveryRunner | undefined;
+  #unwatchNetwork: (() => void) | undefined;
   #registry: StoreRegistry | undefined;
   #channel: TabChannel | undefined;
   #connection: Connection | undefined;
@@ -279,6 +282,8 @@ export class Reflect<MD extends MutatorDefs = MutatorDefs> {
     this.#loggedNotice?.cancel();
     this.#channel?.close();
     await this.#lifecycle?.stop();
+    this.#unwatchNetwork?.();
+    await this.#recovery?.stop();
     try {
       await this.#local?.close();
     } catch (error) {
@@ -355,7 +360,8 @@ export class Reflect<MD extends MutatorDefs = MutatorDefs> {
     });
     if (options.socketOrigin !== null) {
       const disable = () => disableGroup(local.perdag, local.clientGroupID);
-      this.#connect(options.socketOrigin, local.clientGroupID, local.store, localMutations, environment, disable, () => local.acknowledged());
+      const connection = this.#connect(options.socketOrigin, local.clientGroupID, local.store, localMutations, environment, disable, () => local.acknowledged());
+      this.#startRecovery(connection, local, stores, registry, environment);
     }
     return local.store;
   }
@@ -406,7 +412,7 @@ export class Reflect<MD extends MutatorDefs = MutatorDefs> {
     environment: ConnectionEnvironment,
     disableGroup: () => Promise<void>,
     onServerUpdate: () => void,
-  ): void {
+  ): Connection {
     const options = this.#options;
     const connection = new Connection({
       socketOrigin,
@@ -435,6 +441,40 @@ export class Reflect<MD extends MutatorDefs = MutatorDefs> {
     connection.onStateChange((state) => this.#updateStatus(state, connection.nextRetryAt));
     connection.start();
     if (this.#offline) connection.disconnect();
+    return connection;
+  }
+
+  /** Mutation recovery of other client groups of this user and room, over this client's socket. */
+  #startRecovery(connection: Connection, local: ClientStore, stores: LocalStores, registry: StoreRegistry, environment: ReflectEnvironment): void {
+    const logger = this.#logger;
+    const recovery = new RecoveryRunner({
+      channel: {
+        get connected() {
+          return connection.phase === 'connected';
+        },
+        push: (clientGroupID, schemaVersion, mutations) => connection.pushFor(clientGroupID, schemaVersion, mutations),
+        pull: (clientGroupID, cookie) => connection.pull(clientGroupID, cookie),
+      },
+      registry,
+      provider: stores.provider,
+      dataName: this.idbName,
+      perdag: local.perdag,
+      logKv: stores.logKv,
+      clientGroupID: local.clientGroupID,
+      userID: this.userID,
+      roomID: this.roomID,
+      now: () => environment.clock.now(),
+      timers: environment.timers,
+      logger: { error: (m, ...d) => logger.error?.(m, ...d), info: (m, ...d) => logger.info?.(m, ...d) },
+      onVersionNotSupported: () => this.#callback('onUpdateNeeded', () => (this.#options.onUpdateNeeded ?? reloadPage)({ type: 'VersionNotSupported' })),
+    });
+    this.#recovery = recovery;
+    connection.onStateChange((state) => {
+      if (state.phase === 'connected') recovery.connected();
+    });
+    this.#unwatchNetwork = environment.network.subscribe((online) => {
+      if (online) recovery.networkOnline();
+    });
   }
 
   #whenOpen(start: (store: Store) => () => void, fail: (error: unknown) => void): () => void {
