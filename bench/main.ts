@@ -11,6 +11,7 @@ const BENCHES: Record<string, () => Promise<() => Promise<void>>> = {
   server: async () => (await import('./server')).runServerBench,
   browser: async () => (await import('./browser/run')).runBrowserBench,
   startup: async () => (await import('./browser/startup')).runStartupTrace,
+  backlog: async () => (await import('./backlog')).runBacklogBench,
 };
 
 const requested = process.argv.slice(2).filter((arg) => !arg.startsWith('-'));
