@@ -47,9 +47,9 @@ export interface PusherOptions {
 /**
  * Pushes pending mutations in id order, resuming after the last one sent on
  * this socket: as many frames as the limits require (mutation count and
- * bytes), and no more than the window of unacknowledged frames allows; each
- * poke that acknowledges a frame makes room for the next. After reset() (a
- * new socket) it starts again from the first pending mutation.
+ * bytes), and no more than the window of unacknowledged frames allows; pokes
+ * that acknowledge frames make room for more. After reset() (a new socket)
+ * it starts again from the first pending mutation.
  */
 export class Pusher {
   readonly #options: PusherOptions;
@@ -57,7 +57,7 @@ export class Pusher {
   readonly #windowFrames: number;
   readonly #sent = new PushTracker();
   #scheduled = false;
-  /** The last flush stopped at a full window with mutations left to send. */
+  /** The last flush stopped at a full window (with mutations left to send, perhaps). */
   #blocked = false;
   #stallTimer: TimerHandle | undefined;
 
