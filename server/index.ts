@@ -25,6 +25,7 @@ import {
   DEFAULT_ROOMS_PER_USER,
 } from './limits';
 import { silentLogger, type Logger } from './logger';
+import { presenceSettings, type PresenceOptions } from './presence/presence-options';
 import { parseRequestURL } from './request-url';
 import { RoomQuota } from './room-quota';
 import { RoomRegistry } from './room-registry';
@@ -50,6 +51,8 @@ export { SqliteStorage, type SqliteStorageOptions } from './storage/sqlite-stora
 export { PostgresStorage, PostgresUnreachableError, type PostgresStorageOptions } from './storage/postgres/postgres-storage';
 export type { ClusterEvent, RoomChanges, RoomLock, SharedStorage } from './storage/types';
 export { StorageUnavailableError } from './storage/types';
+export { DEFAULT_PRESENCE_GRACE_MS, type PresenceOptions } from './presence/presence-options';
+export { ReservedKeyError } from './presence/reserved-keys';
 
 /** Mutators in a module, so rooms can run in worker threads. */
 export interface MutatorsModule {
@@ -136,6 +139,15 @@ export interface ServerOptions {
    * @default 2000
    */
   readonly clusterPollIntervalMs?: number;
+  /**
+   * Presence: the server keeps a key per connected client under
+   * PRESENCE_KEY_PREFIX (`_roomsync/presence/<clientID>` →
+   * `{clientID, userID, state, node}`), written with the batches like any
+   * data, removed `graceMs` after the client's last connection closed.
+   * `false` turns it off.
+   * @default true (graceMs 10000)
+   */
+  readonly presence?: boolean | PresenceOptions;
 }
 
 export interface ListeningInfo {
@@ -174,7 +186,8 @@ export function createServer(options: ServerOptions = {}): RoomsyncServer {
   const storage = options.storage ?? new MemoryStorage();
   const counters = newCounters();
   const host = createEngineHost(options, timers, logger, counters);
-  const registry = new RoomRegistry({ storage, host, clock, logger, counters, failures: new FailureLog(logger, clock), timers });
+  const presence = presenceSettings(options.presence, timers, isSharedStorage(storage));
+  const registry = new RoomRegistry({ storage, host, clock, logger, counters, failures: new FailureLog(logger, clock), presence, timers });
   const ctx: ServerContext = {
     registry,
     storage,

@@ -72,6 +72,7 @@ export class RoomRegistry {
         this.forget(roomID, r);
       },
     }, stored.meta.version);
+    room.presence?.adopt(stored.entries);
     this.rooms.set(roomID, room);
     return room;
   }

@@ -15,6 +15,8 @@ import {
 } from './engine/engine-types';
 import type { Logger } from './logger';
 import { PokeFrames, pokeText } from './poke-frames';
+import type { PresenceChange } from './presence/presence-change';
+import { PresenceTracker, type PresenceSettings } from './presence/presence-tracker';
 import type { ServerCounters } from './stats';
 import { storageRetryDelayMs } from './storage-retry';
 import { isSharedStorage, StaleRoomError, StorageUnavailableError, type RoomChanges, type RoomLock, type Storage, type StoredRoom } from './storage/types';
@@ -33,10 +35,13 @@ export interface RoomDeps {
   readonly onIdle: (room: Room) => void;
   /** For the waits between attempts while a shared storage is unreachable. @default the global setTimeout */
   readonly timers?: Timers;
+  /** Who is here, written as keys with the batches; undefined: presence is off. */
+  readonly presence?: PresenceSettings | undefined;
 }
 
 type Task =
   | { readonly kind: 'push'; readonly conn: ClientConnection; readonly push: PushBody }
+  | { readonly kind: 'presence'; readonly change: PresenceChange }
   | { readonly kind: 'run'; readonly run: () => void | Promise<void> };
 
 /** Attempts at a request whose room state was lost (a stopped worker, a stale cache) before giving up. */
@@ -67,6 +72,8 @@ export class Room {
   /** The version every connection was brought to (the state's version once the queue is free). */
   private version: number;
   private refreshQueued = false;
+  /** Joins and leaves of this room's clients through this node. */
+  readonly presence: PresenceTracker | undefined;
 
   constructor(
     readonly roomID: string,
@@ -76,6 +83,13 @@ export class Room {
   ) {
     this.closed = closed;
     this.version = version;
+    this.presence =
+      deps.presence &&
+      new PresenceTracker(deps.presence, (change) => {
+        if (this.stopped || this.broken) return;
+        this.queue.push({ kind: 'presence', change });
+        this.schedule();
+      });
   }
 
   get connectionCount(): number {
@@ -124,11 +138,12 @@ export class Room {
 
   detach(conn: ClientConnection): void {
     this.conns.delete(conn);
+    this.presence?.disconnected(conn);
     this.checkIdle();
   }
 
   private checkIdle(): void {
-    if (this.conns.size === 0 && !this.running && this.queue.length === 0 && !this.broken && !this.stopped) this.deps.onIdle(this);
+    if (this.conns.size === 0 && !this.running && this.queue.length === 0 && !this.broken && !this.stopped && this.presence?.holding !== true) this.deps.onIdle(this);
   }
 
   push(conn: ClientConnection, push: PushBody): void {
@@ -166,6 +181,7 @@ export class Room {
   /** Stops taking pushes and resolves when everything queued is done (and stored). */
   async stop(): Promise<void> {
     this.stopped = true;
+    this.presence?.stop();
     await this.whenIdle();
   }
 
@@ -177,13 +193,17 @@ export class Room {
   /** The room was deleted or went idle: refuse further connects and pushes, and free its state. */
   retire(): void {
     this.broken = true;
+    this.presence?.stop();
     this.deps.host.close(this.roomID);
   }
 
   /** Sends every connection `["error", kind, message]` and closes it. */
   disconnectAll(kind: ClientError['kind'], message: string): number {
     const n = this.conns.size;
-    for (const conn of this.conns) conn.fail(kind, message);
+    for (const conn of this.conns) {
+      conn.fail(kind, message);
+      this.presence?.disconnected(conn);
+    }
     this.conns.clear();
     this.checkIdle();
     return n;
@@ -206,10 +226,12 @@ export class Room {
           continue;
         }
         let n = 0;
-        while (n < this.queue.length && this.queue[n]!.kind === 'push') n++;
-        const pushes = this.queue.splice(0, n) as Extract<Task, { kind: 'push' }>[];
+        while (n < this.queue.length && this.queue[n]!.kind !== 'run') n++;
+        const batch = this.queue.splice(0, n) as Exclude<Task, { kind: 'run' }>[];
+        const pushes = batch.filter((t) => t.kind === 'push');
+        const presence = batch.flatMap((t) => (t.kind === 'presence' ? [t.change] : []));
         try {
-          await this.processBatch(pushes);
+          await this.processBatch(pushes, presence);
         } catch (error) {
           // Not expected: the state in memory can no longer be trusted; reload it from storage.
           this.fail(new StorageError(`Processing a batch of room ${this.roomID} failed`, { cause: error }));
@@ -341,6 +363,7 @@ export class Room {
     if (!answer.ok) throw new ClientError(answer.kind, answer.message);
     if (conn.isClosed) return;
     this.conns.add(conn);
+    this.presence?.connected(conn);
     const now = this.deps.clock.now();
     conn.send(['connected', { wsid: p.wsid, timestamp: now }]);
     const c = answer.catchUp;
@@ -350,7 +373,7 @@ export class Room {
     this.deps.counters.pokes++;
   }
 
-  private async processBatch(pushes: readonly { conn: ClientConnection; push: PushBody }[]): Promise<void> {
+  private async processBatch(pushes: readonly { conn: ClientConnection; push: PushBody }[], presence: readonly PresenceChange[] = []): Promise<void> {
     if (this.broken) return;
     // Connections by number in this batch (a push whose socket closed since is still applied).
     const pushers = [...new Set(pushes.map((p) => p.conn))];
@@ -358,6 +381,7 @@ export class Room {
     const request = (): BatchRequest => ({
       pushes: pushes.map(({ conn, push }) => ({ conn: pushers.indexOf(conn), auth: conn.auth, push })),
       timedOut,
+      ...(presence.length === 0 ? {} : { presence }),
     });
     let result: BatchResult | undefined;
     let unavailable = 0;
@@ -414,7 +438,7 @@ export class Room {
     this.deps.counters.batches++;
     const requestIDs = new Map<ClientConnection, string>();
     for (const { conn, push } of pushes) if (!requestIDs.has(conn)) requestIDs.set(conn, push.requestID);
-    const fallback = pushes[0]!.push.requestID;
+    const fallback = pushes[0]?.push.requestID ?? '';
     const frames = new PokeFrames(commit.version, result.patchJSON, this.deps.clock.now(), result.changesByGroup);
     for (const conn of this.conns) {
       conn.sendText(frames.frame(conn.cookie, conn.clientGroupID, requestIDs.get(conn) ?? fallback));
@@ -427,6 +451,7 @@ export class Room {
   private fail(error: StorageError): void {
     if (this.broken) return;
     this.broken = true;
+    this.presence?.stop();
     this.deps.host.close(this.roomID);
     this.deps.logger.error('room failed; closing its connections and dropping it from memory', { roomID: this.roomID, error, cause: error.cause });
     for (const conn of this.conns) conn.close(CLOSE_INTERNAL_ERROR, 'storage failure');

@@ -11,6 +11,7 @@ import type {
 import { isWellFormedText } from '../src/protocol/json-limits';
 import type { AuthData } from './auth/auth';
 import type { BatchWriter } from './batch-writer';
+import { checkWritableKey } from './presence/reserved-keys';
 import { IndexScanNotSupportedError, InvalidKeyError, TransactionClosedError } from './errors';
 import { frozenJSONCopy } from './json-copy';
 import { compareKeys } from './key-order';
@@ -76,6 +77,7 @@ export class ServerTransaction implements ServerWriteTransaction {
     await this.pace();
     this.checkOpen();
     checkKey(key);
+    checkWritableKey(key);
     this.batch.write(key, frozenJSONCopy(key, value));
   }
 
@@ -83,6 +85,7 @@ export class ServerTransaction implements ServerWriteTransaction {
     await this.pace();
     this.checkOpen();
     checkKey(key);
+    checkWritableKey(key);
     return this.batch.write(key, undefined);
   }
 

@@ -1,5 +1,6 @@
 import type { PokeBody } from '../../src/protocol';
 import type { ReadonlyJSONValue } from '../../protocol/json';
+import { RESERVED_KEY_PREFIX } from '../../protocol/presence';
 
 export type KeyValues = Readonly<Record<string, ReadonlyJSONValue>>;
 
@@ -48,9 +49,10 @@ export class ClientView {
   }
 
   /** The data as a plain object with keys sorted, for comparison and display. */
+  /** The data, without the keys a server maintains under the reserved prefix (presence): they come and go with connections. */
   snapshot(): KeyValues {
     const out: Record<string, ReadonlyJSONValue> = {};
-    for (const key of [...this.data.keys()].sort()) out[key] = this.data.get(key)!;
+    for (const key of [...this.data.keys()].sort()) if (!key.startsWith(RESERVED_KEY_PREFIX)) out[key] = this.data.get(key)!;
     return out;
   }
 

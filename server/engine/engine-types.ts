@@ -1,5 +1,6 @@
 import type { ErrorKind, PushBody } from '../../src/protocol';
 import type { AuthData } from '../auth/auth';
+import type { PresenceChange } from '../presence/presence-change';
 import type { BatchCommit, RoomChanges, StoredRoom } from '../storage/types';
 
 /** A connect request as the room checks it. */
@@ -40,6 +41,8 @@ export interface BatchRequest {
   readonly pushes: readonly PushInput[];
   /** Mutations that timed out on an earlier run of this batch: skipped, counted as processed. */
   readonly timedOut: readonly MutationPlace[];
+  /** Joins and leaves to write with the batch, before its pushes. */
+  readonly presence?: readonly PresenceChange[];
 }
 
 /** A mutation that was skipped, for the (rate-limited) log. */

@@ -23,6 +23,8 @@ import type {
   RoomDelta,
   RoomStats,
 } from './engine-types';
+import { PRESENCE_MUTATION_NAME } from '../../protocol/presence';
+import { setPresenceNatively, writePresenceChanges } from '../presence/presence-writes';
 import type { MutationGuard } from './mutation-guard';
 import type { RoomPacer } from './pacer';
 
@@ -155,6 +157,7 @@ export class RoomEngine {
     const run = new BatchRun(this.data, this.data.version + 1);
     const failures: { conn: number; kind: ClientError['kind']; message: string }[] = [];
     const refused = new Set<number>();
+    const presenceWritten = writePresenceChanges(run.writer, request.presence ?? []);
     this.pacer.begin();
     try {
       for (const [index, input] of request.pushes.entries()) {
@@ -168,7 +171,7 @@ export class RoomEngine {
     } finally {
       this.pacer.end();
     }
-    if (run.changed.size === 0) {
+    if (run.changed.size === 0 && !presenceWritten) {
       run.writer.rollbackBatch();
       return { failures, commit: undefined, patchJSON: '[]', changesByGroup: {}, mutations: run.mutations, failedCount: run.failedCount, failed: run.failed };
     }
@@ -235,8 +238,9 @@ export class RoomEngine {
     run.mutations++;
     try {
       const impl = Object.hasOwn(this.options.mutators, m.name) ? this.options.mutators[m.name] : undefined;
-      if (impl === undefined) throw new UnknownMutatorError(m.name);
-      await this.guard.run(place, m.name, async () => impl(tx, m.args));
+      if (m.name === PRESENCE_MUTATION_NAME) setPresenceNatively(run.writer, m, auth);
+      else if (impl === undefined) throw new UnknownMutatorError(m.name);
+      else await this.guard.run(place, m.name, async () => impl(tx, m.args));
       if (run.writer.mutationGrowth() > 0 && this.data.byteSize > this.options.maxRoomBytes) {
         throw new RoomSizeLimitError(this.roomID, this.data.byteSize, this.options.maxRoomBytes);
       }

@@ -3,9 +3,13 @@ import { TestClient, type TestClientOptions } from './test-client';
 
 export const TEST_ADMIN_KEY = 'test-admin-key';
 
-/** A server on 127.0.0.1 with a free port, and helpers to connect clients and call the admin API. */
+/**
+ * A server on 127.0.0.1 with a free port, and helpers to connect clients and
+ * call the admin API. Presence is off unless asked for: these tests count
+ * the frames and versions of the sync protocol itself.
+ */
 export async function startTestServer(options: ServerOptions = {}) {
-  const server = createServer({ adminKey: TEST_ADMIN_KEY, ...options });
+  const server = createServer({ adminKey: TEST_ADMIN_KEY, presence: false, ...options });
   const { url, adminURL, port } = await server.listen(0, '127.0.0.1');
   const clients: TestClient[] = [];
   return {
