@@ -15,7 +15,9 @@ describe('parseCliArgs', () => {
       allowAnonymous: false,
       allowedOrigins: [],
       limits: {},
+      presence: true,
     });
+    expect(parseCliArgs(['--no-presence', '--presence-grace-ms', '2500'])).toMatchObject({ presence: false, limits: { presenceGraceMs: 2500 } });
   });
 
   it('reads every option, with or without =', () => {

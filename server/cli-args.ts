@@ -48,7 +48,10 @@ export interface CliOptions {
     readonly mutationsPerSecond?: number;
     readonly bytesPerSecond?: number;
     readonly mutatorTimeoutMs?: number;
+    readonly presenceGraceMs?: number;
   };
+  /** Keep a presence key per connected client (--no-presence turns it off). */
+  readonly presence: boolean;
   readonly help: boolean;
 }
 
@@ -88,6 +91,8 @@ export const USAGE = `Usage: npm run server -- [options]
   --mutations-per-second N  per connection, then back-pressure (default 10000)
   --bytes-per-second N      per connection, then back-pressure (default 8 MiB)
   --idle-timeout-ms N       close connections silent this long (default 30000)
+  --presence-grace-ms N     a client stays present this long after its last connection closed (default 10000)
+  --no-presence             keep no presence keys (_roomsync/presence/<clientID>)
   --log-level LEVEL         debug | info | warn | error | silent (default info)
   --static-dir DIR          serve files from DIR (index.html for client routes)
   --max-frame-bytes N       largest accepted frame (default 1 MiB)
@@ -108,6 +113,7 @@ const LIMIT_FLAGS: Readonly<Record<string, [keyof CliOptions['limits'], number]>
   '--mutations-per-second': ['mutationsPerSecond', 1],
   '--bytes-per-second': ['bytesPerSecond', 1],
   '--mutator-timeout-ms': ['mutatorTimeoutMs', 1],
+  '--presence-grace-ms': ['presenceGraceMs', 0],
 };
 
 /** String options that land in `jwt`. */
@@ -147,6 +153,7 @@ export function parseCliArgs(argv: readonly string[]): CliOptions {
     mutators: undefined,
     roomWorkers: undefined,
     limits: {},
+    presence: true,
     help: false,
   };
   for (let i = 0; i < argv.length; i++) {
@@ -251,6 +258,9 @@ export function parseCliArgs(argv: readonly string[]): CliOptions {
         opts.synchronous = v;
         break;
       }
+      case '--no-presence':
+        opts.presence = false;
+        break;
       case '--help':
       case '-h':
         opts.help = true;

@@ -17,6 +17,9 @@ describe('cliServerConfig', () => {
     expect(c.options.allowAnonymous).toBe(false);
     expect(c.mutatorsModule).toMatchObject({ exportName: 'demoMutators' });
     expect(c.adminKey).toBeUndefined();
+    expect(c.options.presence).toBeUndefined();
+    expect(config(['--presence-grace-ms', '3000']).options.presence).toEqual({ graceMs: 3000 });
+    expect(config(['--no-presence']).options.presence).toBe(false);
   });
 
   it('production refuses dev auth and loopback origins', () => {

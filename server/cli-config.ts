@@ -105,6 +105,7 @@ export function cliServerConfig(opts: CliOptions, env: NodeJS.ProcessEnv, cwd: s
     ...(l.mutationsPerSecond === undefined ? {} : { mutationsPerSecond: l.mutationsPerSecond }),
     ...(l.bytesPerSecond === undefined ? {} : { bytesPerSecond: l.bytesPerSecond }),
     ...(l.mutatorTimeoutMs === undefined ? {} : { mutatorTimeoutMs: l.mutatorTimeoutMs }),
+    ...(!opts.presence ? { presence: false } : l.presenceGraceMs === undefined ? {} : { presence: { graceMs: l.presenceGraceMs } }),
   };
   return { options, mutatorsModule, adminKey, warnings };
 }
