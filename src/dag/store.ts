@@ -182,10 +182,11 @@ class PersistentWrite extends PersistentRead implements PersistentDagWrite {
       addDelta(deltas, hash, +1);
     });
     const newChunks = this.#newChunks;
+    const known = await this.#countsOfNewChunks(deltas.keys());
     const counts = await computeRefCounts(deltas, {
       tracks: () => true,
       isNew: (hash) => newChunks.has(hash),
-      count: (hash) => this.storedRefCount(hash),
+      count: (hash) => known.get(hash) ?? this.storedRefCount(hash),
       refs: (hash) => newChunks.get(hash)?.refs ?? this.storedRefs(hash),
     });
 
@@ -212,5 +213,16 @@ class PersistentWrite extends PersistentRead implements PersistentDagWrite {
     await kv.commit();
     this.#newChunks.clear();
     this.#heads.clear();
+  }
+
+  /**
+   * The stored counts of the new chunks and of `also`, read in one round: the
+   * increments then need no read at all, where a chain of new commits would
+   * otherwise cost a round per commit.
+   */
+  async #countsOfNewChunks(also: Iterable<Hash>): Promise<Map<Hash, number>> {
+    const hashes = [...new Set([...this.#newChunks.keys(), ...also])];
+    const counts = await Promise.all(hashes.map((hash) => this.storedRefCount(hash)));
+    return new Map(hashes.map((hash, i) => [hash, counts[i]!]));
   }
 }
