@@ -79,8 +79,10 @@ export class OwnLog {
   #bounds: Bounds | undefined;
   /** Listed in the log's index (by this client's first write). */
   #registered = false;
-  /** Appends run one after another, in the order made. */
+  /** Writes run one after another, in the order made. */
   #tail: Promise<void> = Promise.resolve();
+  /** The mutations the next write stores (it has not started yet). */
+  #nextBatch: { readonly mutations: LoggedMutation[]; readonly run: Promise<void> } | undefined;
 
   constructor(kv: KvStore, clientID: string, clientGroupID: string) {
     this.#kv = kv;
@@ -100,22 +102,40 @@ export class OwnLog {
     return run;
   }
 
-  /** Appends a mutation of this client; resolves once it is stored. */
+  /**
+   * Appends a mutation of this client; resolves once it is stored. Mutations
+   * appended while a write is going on are stored together by the next one.
+   */
   append(mutation: LoggedMutation): Promise<void> {
-    const run = this.#tail.then(() =>
-      withKvWrite(this.#kv, async (w) => {
-        await this.#registerIn(w);
-        const bounds = this.#bounds ?? { first: mutation.id, next: mutation.id };
-        const next = { first: Math.min(bounds.first, mutation.id), next: Math.max(bounds.next, mutation.id + 1) };
+    let batch = this.#nextBatch;
+    if (batch === undefined) {
+      const mutations: LoggedMutation[] = [];
+      const run = this.#tail.then(() => {
+        if (this.#nextBatch?.mutations === mutations) this.#nextBatch = undefined;
+        return this.#write(mutations);
+      });
+      batch = { mutations, run };
+      this.#nextBatch = batch;
+      this.#tail = run.catch(() => {});
+    }
+    batch.mutations.push(mutation);
+    return batch.run;
+  }
+
+  #write(mutations: readonly LoggedMutation[]): Promise<void> {
+    return withKvWrite(this.#kv, async (w) => {
+      await this.#registerIn(w);
+      let { first, next } = this.#bounds ?? { first: mutations[0]!.id, next: mutations[0]!.id };
+      for (const mutation of mutations) {
         await w.put(entryKey(this.#clientID, mutation.id), mutation as unknown as ReadonlyJSONValue);
-        await w.put(boundsKey(this.#clientID), next);
-        await w.commit();
-        this.#registered = true;
-        this.#bounds = next;
-      }),
-    );
-    this.#tail = run.catch(() => {});
-    return run;
+        first = Math.min(first, mutation.id);
+        next = Math.max(next, mutation.id + 1);
+      }
+      await w.put(boundsKey(this.#clientID), { first, next });
+      await w.commit();
+      this.#registered = true;
+      this.#bounds = { first, next };
+    });
   }
 
   /** Lists this client in `w` unless it is already; resolves to whether it wrote anything. */
