@@ -83,7 +83,7 @@ export class Database {
   /** Pending mutations of the current head, oldest first. */
   private pending: PendingMutation[] = [];
   /** The head's chain: its snapshot, then its local commits, the head last. */
-  private chain: Hash[] = [];
+  private chain: ChainLink[] = [];
   /** Keys written by local commits of this session, to compute rebase changes cheaply. */
   private readonly writtenKeys = new Map<Hash, readonly string[]>();
 
@@ -155,7 +155,7 @@ export class Database {
   adoptHead(head: Commit, snapshot: Commit<SnapshotCommitData>, locals: readonly Commit<LocalCommitData>[]): void {
     this.moveHead(head);
     this.snapshot = snapshot;
-    this.chain = [snapshot.hash, ...locals.map((c) => c.hash)];
+    this.chain = [{ hash: snapshot.hash }, ...locals.map(linkOf)];
     const acked = snapshot.data.lastMutationIDs;
     this.pending = locals.filter((c) => c.data.mutationID > (acked[c.data.clientID] ?? 0)).map(toPending);
     let last = acked[this.clientID] ?? 0;
@@ -206,8 +206,8 @@ export class Database {
     return this.pending.length;
   }
 
-  /** The head's chain: the hashes of its snapshot and local commits, the head last. */
-  headChain(): Hash[] {
+  /** The head's chain: its snapshot and its local commits with their mutations, the head last. */
+  headChain(): ChainLink[] {
     return this.chain.slice();
   }
 
@@ -302,7 +302,7 @@ export class Database {
       this.moveHead(out.commit);
       if (input.clientID === this.clientID) this.nextID = Math.max(this.nextID, input.mutationID + 1);
       this.pending.push(toPending(out.commit));
-      this.chain.push(out.commit.hash);
+      this.chain.push(linkOf(out.commit));
       this.rememberWrittenKeys(out.commit.hash, out.changes);
       const change = this.makeChange(toDiff(out.changes, this.ctx.compare));
       this.watchers.notify(change);
@@ -454,6 +454,16 @@ export class Database {
     });
     this.subscriptions.close();
   }
+}
+
+/** A commit of a chain: its hash, and the mutation of a local commit. */
+export interface ChainLink {
+  readonly hash: Hash;
+  readonly mutation?: { readonly clientID: string; readonly id: number };
+}
+
+function linkOf(c: Commit<LocalCommitData>): ChainLink {
+  return { hash: c.hash, mutation: { clientID: c.data.clientID, id: c.data.mutationID } };
 }
 
 function toPending(c: Commit<LocalCommitData>): PendingMutation {

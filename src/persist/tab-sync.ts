@@ -25,15 +25,20 @@ import { REFRESH_MAX_GATHER_BYTES } from '../../protocol/constants';
 import type { Chunk, Hash } from '../dag/types';
 import type { LazyDagStore } from '../dag/lazy-store';
 import type { PersistentDagStore } from '../dag/store';
-import { readCommit, type SnapshotCommitData } from '../db/commit';
+import { estimateChunkSize } from '../dag/chunk-size';
+import { readCommit, type CommitData, type SnapshotCommitData } from '../db/commit';
 import { compareCookies } from '../db/cookie-order';
-import type { Database } from '../db/database';
+import type { ChainLink, Database } from '../db/database';
 import { applyMergePlan, isNoOp, planMerge, readChainOf, type Chain } from '../db/merge-chains';
 import { writeGroupChain } from './group-chain';
 import { readClient, readGroup, writeClient, writeGroup, type ClientGroupRecord } from './records';
 
 /** A sync starts over this many times when other tabs keep moving the group head, then gives up until the next one. */
 const MAX_SYNC_ATTEMPTS = 5;
+/** About this much of a view is stored per write; a view with more goes in several. */
+export const PERSIST_BATCH_MAX_BYTES = 1024 * 1024;
+/** A view still growing after this many writes is stored by the next sync. */
+const MAX_PERSIST_BATCHES = 1_000;
 const MERGE_HEAD = 'merge';
 
 export type SyncResult =
@@ -58,6 +63,8 @@ export interface TabSyncOptions {
   readonly onGroupHeadMoved?: (head: Hash) => void;
   /** @default REFRESH_MAX_GATHER_BYTES */
   readonly refreshGatherBytes?: number;
+  /** @default PERSIST_BATCH_MAX_BYTES */
+  readonly persistBatchBytes?: number;
 }
 
 /** What a chain holds, as far as the group record and merging care. */
@@ -122,8 +129,7 @@ export class TabSync {
       const merged = this.#merged;
       if (compareCookies(db.snapshotCommit.data.cookie, merged.cookie) >= 0) {
         // The view is as new as the group head it merged last: if that is still the group head, the view supersedes it.
-        const view = await db.lock.run(() => this.#captureView());
-        const result = await this.#store(view, merged, view);
+        const result = await this.#storeView();
         if (result !== 'conflict') return result;
       }
       const seen = await this.#protectGroupHead();
@@ -198,17 +204,40 @@ export class TabSync {
   }
 
   /**
-   * The view as it stands and the chunks a store of it writes. Run under the
-   * database lock: no commit can move the view (and collect its chunks)
-   * before they are gathered.
+   * Stores the view over the group head it merged last, in writes of about
+   * `persistBatchBytes` each: a big view goes as a series of ever longer
+   * prefixes of its chain, so that other tabs' writes (and this tab's log
+   * appends) come in between. 'synced' once the whole view is stored.
    */
-  #captureView(): StoredHead {
+  async #storeView(): Promise<SyncResult | 'conflict'> {
+    const batchBytes = this.#o.persistBatchBytes ?? PERSIST_BATCH_MAX_BYTES;
+    for (let batch = 0; batch < MAX_PERSIST_BATCHES; batch++) {
+      const view = await this.#o.db.lock.run(() => this.#captureView(batchBytes));
+      const result = await this.#store(view, this.#merged!, view);
+      if (result !== 'synced' || view.whole) return result;
+    }
+    return 'busy';
+  }
+
+  /**
+   * The view as it stands and the chunks a store of it writes (or, past
+   * `batchBytes`, the longest prefix of its chain that fits, at least one
+   * commit). Run under the database lock: no commit can move the view (and
+   * collect its chunks) before they are gathered.
+   */
+  #captureView(batchBytes = Infinity): StoredHead & { readonly whole: boolean } {
     const { db, memdag } = this.#o;
     const head = db.headCommit;
-    const acked = db.snapshotCommit.data.lastMutationIDs;
-    const mutations = db.pendingMutations().map((m) => [m.clientID, m.id] as const);
-    const info = describePending(db.headChain(), head.data.valueHash, db.snapshotCommit.data.cookie, acked, mutations);
-    return { info, chunks: memdag.memoryOnlyClosure([head.hash]) };
+    const links = db.headChain();
+    const chunks = memdag.memoryOnlyClosure([head.hash]);
+    // Children come first: the closure of each commit of the chain is a prefix of the view's.
+    const cut = cutAtBudget(chunks, links, batchBytes);
+    const last = cut === undefined ? links.length - 1 : cut.link;
+    const root = cut === undefined ? head.data.valueHash : (chunks[cut.end - 1]!.data as unknown as CommitData).valueHash;
+    const mutations = links.slice(1, last + 1).map((l) => [l.mutation!.clientID, l.mutation!.id] as const);
+    const hashes = links.slice(0, last + 1).map((l) => l.hash);
+    const info = describePending(hashes, root, db.snapshotCommit.data.cookie, db.snapshotCommit.data.lastMutationIDs, mutations);
+    return { info, chunks: cut === undefined ? chunks : chunks.slice(0, cut.end), whole: cut === undefined };
   }
 
   /**
@@ -257,6 +286,26 @@ export class TabSync {
     const chain = await this.#o.memdag.withRead(async (dag) => readChainOf(dag, await readCommit(dag, hash)));
     return describeChain(chain);
   }
+}
+
+/**
+ * Where to cut a view's closure (children first) so that it ends with a
+ * commit of the chain and holds about `budgetBytes`: undefined when all of it fits.
+ */
+function cutAtBudget(chunks: readonly Chunk[], links: readonly ChainLink[], budgetBytes: number): { end: number; link: number } | undefined {
+  if (budgetBytes === Infinity) return undefined;
+  const position = new Map(links.map((l, i) => [l.hash, i]));
+  let bytes = 0;
+  let cut: { end: number; link: number } | undefined;
+  for (let i = 0; i < chunks.length; i++) {
+    bytes += estimateChunkSize(chunks[i]!);
+    const link = position.get(chunks[i]!.hash);
+    if (link === undefined) continue;
+    if (bytes > budgetBytes && cut !== undefined) break;
+    cut = { end: i + 1, link };
+    if (bytes > budgetBytes) break;
+  }
+  return cut === undefined || cut.end === chunks.length ? undefined : cut;
 }
 
 function describeChain(chain: Chain): HeadInfo {
