@@ -59,9 +59,22 @@ async function subscribeAll(c: BenchClient) {
 
 export function workloads(impl: Impl) {
   let tab: { client: BenchClient; seen?: Promise<number> } | undefined;
+  let trace: ReturnType<typeof traceIndexedDB> | undefined;
 
   return {
     crossOriginIsolated: async () => globalThis.crossOriginIsolated === true,
+
+    /** Starts recording what this page asks of IndexedDB (for diagnosis). */
+    async traceStart(): Promise<void> {
+      trace = traceIndexedDB();
+    },
+
+    async traceStop(): Promise<IdbEvent[]> {
+      trace?.stop();
+      const events = trace?.events ?? [];
+      trace = undefined;
+      return events;
+    },
 
     /** Mutations per second of `n` sequential single-key puts of about 100 B. */
     async sequentialPuts(room: string, n: number): Promise<number> {
