@@ -100,6 +100,39 @@ describe.skipIf(!chromiumAvailable)(`the demo in real Chromium${chromiumAvailabl
     await bob.context().close();
   });
 
+  /** Waits until the page lists exactly these users as present, each with its number of tabs. */
+  async function waitForPresent(page: Page, expected: Readonly<Record<string, number>>): Promise<void> {
+    await page.waitForFunction(
+      (want) => {
+        const have = Object.fromEntries([...document.querySelectorAll('[data-testid=present-user]')].map((node) => [node.getAttribute('data-user-id'), Number(node.getAttribute('data-tabs'))]));
+        return JSON.stringify(Object.entries(have).sort()) === JSON.stringify(Object.entries(want).sort());
+      },
+      expected,
+      WAIT,
+    );
+  }
+
+  it('shows who is here: two browsers see each other, one entry per person however many tabs', async () => {
+    const alice = await person('presence', 'alice');
+    const bob = await person('presence', 'bob');
+    await waitForPresent(alice, { alice: 1, bob: 1 });
+    await waitForPresent(bob, { alice: 1, bob: 1 });
+    expect(await alice.textContent('[data-testid=present-user][data-user-id=alice]')).toContain('alice (you)');
+
+    const bobAgain = await bob.context().newPage();
+    await bobAgain.goto(`${server.url}/r/presence?user=bob`);
+    await waitForPresent(alice, { alice: 1, bob: 2 });
+    await waitForPresent(bobAgain, { alice: 1, bob: 2 });
+    mkdirSync(ARTIFACTS, { recursive: true });
+    await alice.screenshot({ path: join(ARTIFACTS, 'demo-presence.png') });
+
+    // A closed tab leaves after the server's grace period; its person stays, present in the other tab.
+    await bobAgain.close();
+    await waitForPresent(alice, { alice: 1, bob: 1 });
+    await alice.context().close();
+    await bob.context().close();
+  });
+
   it('keeps offline edits across a reload and syncs them once when back online', async () => {
     const alice = await person('offline', 'alice');
     const bob = await person('offline', 'bob');

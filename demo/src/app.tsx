@@ -8,6 +8,7 @@ import { NewTodo } from './new-todo';
 import { OfflineToggle } from './offline-toggle';
 import { PendingBadge } from './pending-badge';
 import { TodoItem } from './todo-item';
+import { WhoIsHere } from './who-is-here';
 
 interface AppProps {
   readonly client: DemoClient;
@@ -49,6 +50,8 @@ export function App({ client, identity, roomID, updateNeeded }: AppProps) {
           <OfflineToggle client={client} />
         </div>
       </header>
+
+      <WhoIsHere client={client} />
 
       <main className="card">
         <NewTodo client={client} identity={identity} />

@@ -40,6 +40,8 @@ export function createClient(identity: Identity, roomID: string) {
     // Show a banner instead of reloading under the user's fingers.
     onUpdateNeeded: () => updateNeeded.set(),
   });
+  // Everyone in the room sees this tab's user by name and colour.
+  client.setPresence({ name: identity.name, color: identity.color });
   if (isOfflineByChoice()) client.disconnect();
   Object.assign(window, { roomsyncClient: client });
   return { client, updateNeeded };
