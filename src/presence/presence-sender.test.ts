@@ -56,27 +56,26 @@ describe('sending the presence state', () => {
     expect(sent.map((s) => s.state)).toEqual([{ x: 1 }, { x: 2 }]);
   });
 
+  /** A state sent and stored, then the connection lost for `awayMs`, then back. */
+  async function backAfter(awayMs: number) {
+    const t = setup();
+    t.sender.setConnected(true);
+    t.entry(null);
+    t.set({ x: 1 });
+    t.entry({ x: 1 });
+    t.sender.setConnected(false);
+    await t.clock.advance(awayMs);
+    t.sender.setConnected(true);
+    return t;
+  }
+
   it('after a reconnect within the grace period (the server kept the state) sends nothing', async () => {
-    const { clock, sender, sent, entry, set } = setup();
-    sender.setConnected(true);
-    entry(null);
-    set({ x: 1 });
-    entry({ x: 1 });
-    sender.setConnected(false);
-    await clock.advance(2000);
-    sender.setConnected(true);
+    const { sent } = await backAfter(2000);
     expect(sent).toHaveLength(1);
   });
 
   it('after the server forgot the client (gone longer than the grace period) sends the state again', async () => {
-    const { clock, sender, sent, entry, set } = setup();
-    sender.setConnected(true);
-    entry(null);
-    set({ x: 1 });
-    entry({ x: 1 });
-    sender.setConnected(false);
-    await clock.advance(60_000);
-    sender.setConnected(true);
+    const { sent, entry } = await backAfter(60_000);
     entry(null);
     expect(sent.map((s) => s.state)).toEqual([{ x: 1 }, { x: 1 }]);
   });
