@@ -22,6 +22,8 @@ export interface Scenario {
 }
 
 export interface ScenarioBounds {
+  /** @default 1 */
+  readonly minClients?: number;
   readonly maxClients: number;
   readonly maxGroups: number;
   readonly maxMutations: number;
@@ -44,7 +46,7 @@ export function scenarioArbitrary(bounds: ScenarioBounds): fc.Arbitrary<Scenario
     batch: fc.integer({ min: 1, max: MAX_BATCH }),
   });
   return fc.record({
-    clients: fc.array(client, { minLength: 1, maxLength: bounds.maxClients }),
+    clients: fc.array(client, { minLength: bounds.minClients ?? 1, maxLength: bounds.maxClients }),
     interleaving: fc.array(fc.nat(), { maxLength: bounds.maxClients * bounds.maxMutations }),
   });
 }

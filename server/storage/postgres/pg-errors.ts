@@ -1,3 +1,4 @@
+import pg from 'pg';
 import { StorageUnavailableError } from '../types';
 
 /**
@@ -9,15 +10,14 @@ import { StorageUnavailableError } from '../types';
 const TRANSIENT_CLASSES = new Set(['08', '40', '53', '55', '57', '58']);
 /** idle_in_transaction_session_timeout ended the session; in failed transaction. */
 const TRANSIENT_CODES = new Set(['25P03', '25P04']);
-const SQLSTATE = /^[0-9A-Z]{5}$/;
 
 /** True when the failure is PostgreSQL being unreachable or busy, not the statement being wrong. */
 export function isTransientPgError(error: unknown): boolean {
   if (!(error instanceof Error)) return false;
   if (error instanceof StorageUnavailableError) return true;
-  const code = (error as { code?: unknown }).code;
-  // No SQLSTATE: the socket (ECONNREFUSED, ECONNRESET, …) or the pool (connect timeout, connection ended).
-  if (typeof code !== 'string' || !SQLSTATE.test(code)) return true;
+  // Not an answer of PostgreSQL: the socket (ECONNREFUSED, ECONNRESET, EPIPE, …) or the pool (connect timeout, connection ended).
+  if (!(error instanceof pg.DatabaseError)) return true;
+  const code = error.code ?? '';
   return TRANSIENT_CLASSES.has(code.slice(0, 2)) || TRANSIENT_CODES.has(code);
 }
 

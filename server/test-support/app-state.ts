@@ -1,0 +1,16 @@
+import type { TestClient } from './test-client';
+
+/** Keys the server writes for itself (presence): not part of what a test's mutations wrote. */
+const SERVER_KEY_PREFIX = '_roomsync/';
+
+/** The client's data, without the keys the server keeps for itself. */
+export function appState(c: TestClient): Record<string, unknown> {
+  return Object.fromEntries([...c.state].filter(([k]) => !k.startsWith(SERVER_KEY_PREFIX)));
+}
+
+/** True when the client's data is exactly `expected` (key order aside). */
+export function hasAppState(c: TestClient, expected: Readonly<Record<string, unknown>>): boolean {
+  const state = appState(c);
+  const keys = Object.keys(expected);
+  return Object.keys(state).length === keys.length && keys.every((k) => Object.hasOwn(state, k) && JSON.stringify(state[k]) === JSON.stringify(expected[k]));
+}

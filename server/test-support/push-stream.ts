@@ -1,0 +1,68 @@
+import { TestClient } from './test-client';
+import { uniqueID } from './test-client';
+
+/** Odd ids increment "total", even ids put the client's own key: both must be there exactly once. */
+export function streamMutation(c: TestClient, id: number) {
+  return id % 2 === 1 ? c.mutation('increment', { key: 'total', delta: 1 }, id) : c.mutation('put', { key: `${c.clientID}/${id}`, value: id }, id);
+}
+
+/** The state after each client's mutations 1…`count`. */
+export function streamState(clientIDs: readonly string[], count: number): Record<string, number> {
+  const state: Record<string, number> = {};
+  for (const clientID of clientIDs) for (let id = 2; id <= count; id += 2) state[`${clientID}/${id}`] = id;
+  if (count > 0) state.total = clientIDs.length * Math.ceil(count / 2);
+  return state;
+}
+
+/**
+ * One client pushing `total` mutations with a few unacknowledged in flight,
+ * that can move to another node: it reconnects with the cookie and last
+ * mutation id it saw acknowledged and re-sends everything after that.
+ */
+export class StreamingClient {
+  readonly clientID = uniqueID('c');
+  readonly clientGroupID = uniqueID('g');
+  client: TestClient;
+  private sent = 0;
+  onMessage: () => void = () => {};
+
+  constructor(
+    readonly roomID: string,
+    url: string,
+    private readonly total: number,
+    private readonly inFlight: number,
+  ) {
+    this.client = this.open(url, null, 0);
+  }
+
+  get acked(): number {
+    return this.client.lmid;
+  }
+
+  get done(): boolean {
+    return this.client.lmid >= this.total;
+  }
+
+  /** Sends more while fewer than `inFlight` are unacknowledged. */
+  fill(): void {
+    const c = this.client;
+    while (!c.closed && this.sent < this.total && this.sent - c.lmid < this.inFlight) c.push([streamMutation(c, ++this.sent)]);
+  }
+
+  /** Connects to `url` from where this client is, and re-sends what was not acknowledged. */
+  async moveTo(url: string): Promise<void> {
+    const old = this.client;
+    this.client = this.open(url, old.cookie, old.lmid);
+    this.client.state.clear();
+    for (const [k, v] of old.state) this.client.state.set(k, v);
+    await this.client.connected();
+    this.sent = old.lmid;
+    this.fill();
+  }
+
+  private open(url: string, baseCookie: number | null, lmid: number): TestClient {
+    const c = TestClient.connect(url, { roomID: this.roomID, clientID: this.clientID, clientGroupID: this.clientGroupID, baseCookie, lmid });
+    c.ws.on('message', () => this.onMessage());
+    return c;
+  }
+}
