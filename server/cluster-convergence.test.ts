@@ -14,7 +14,7 @@ let cluster: NodeCluster;
 beforeAll(async () => {
   cluster = await startNodeCluster(NODES);
 }, 60_000);
-afterAll(() => cluster?.stop());
+afterAll(() => cluster?.stop(), 30_000);
 
 async function runScenario(scenario: Scenario): Promise<void> {
   const roomID = uniqueID('converge');

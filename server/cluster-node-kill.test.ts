@@ -20,7 +20,7 @@ let cluster: NodeCluster;
 beforeAll(async () => {
   cluster = await startNodeCluster(NODES);
 }, 60_000);
-afterAll(() => cluster?.stop());
+afterAll(() => cluster?.stop(), 30_000);
 
 async function trial(n: number): Promise<void> {
   const roomID = uniqueID(`kill-${n}`);

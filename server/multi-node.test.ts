@@ -17,7 +17,7 @@ afterEach(async () => {
   await Promise.all(nodes.map((n) => n.close()));
   nodes = [];
 });
-afterAll(() => postgres?.stop());
+afterAll(() => postgres?.stop(), 30_000);
 
 async function cluster(count: number, options: { pollMs?: number } = {}): Promise<{ url: string; nodes: TestServer[] }> {
   const url = await postgres.createDatabase(`nodes_${++databases}`);

@@ -9,7 +9,7 @@ let cluster: NodeCluster;
 beforeAll(async () => {
   cluster = await startNodeCluster(3);
 }, 60_000);
-afterAll(() => cluster?.stop());
+afterAll(() => cluster?.stop(), 30_000);
 
 describe('the reference server on PostgreSQL', () => {
   it('passes every required check against one node', async () => {

@@ -3,6 +3,19 @@ import { startPostgres, type PostgresServer } from './postgres-server';
 
 /** Server options every test node gets: quiet logs, one room worker (several nodes share 2 cores). */
 const NODE_ARGS = ['--log-level', 'warn', '--room-workers', '1'];
+/** A node that has not shut down gracefully this long after SIGTERM is killed. */
+const NODE_STOP_GRACE_MS = 5000;
+
+/** SIGTERM, then SIGKILL when it does not exit in time; resolves once the PID is gone. */
+async function stopNode(node: ChildServer): Promise<void> {
+  const term = node.stop('SIGTERM');
+  let timer: NodeJS.Timeout | undefined;
+  const late = await Promise.race([term.then(() => false), new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(true), NODE_STOP_GRACE_MS)))]);
+  clearTimeout(timer);
+  if (!late) return;
+  node.process.kill('SIGKILL');
+  await term;
+}
 
 export interface NodeCluster {
   readonly postgres: PostgresServer;
@@ -46,7 +59,7 @@ export async function startNodeCluster(count: number, extraArgs: readonly string
       await node.stop('SIGKILL');
     },
     async stop() {
-      await Promise.all(nodes.splice(0).map((n) => n.stop('SIGTERM').catch(() => n.stop('SIGKILL'))));
+      await Promise.allSettled(nodes.splice(0).map(stopNode));
       await postgres.stop();
     },
   };

@@ -17,7 +17,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await Promise.all(opened.map((s) => s.close().catch(() => {})));
   await server?.stop();
-});
+}, 30_000);
 
 async function freshURL(): Promise<string> {
   return server.createDatabase(`storage_${++databases}`);
