@@ -3,6 +3,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ServerContext } from './context';
 import { invalidateConnections } from './invalidate';
 import { MAX_ADMIN_BODY_BYTES } from './limits';
+import { MAX_ID_BYTES, storedTextProblem } from './stored-text';
 import { isSharedStorage } from './storage/types';
 
 export const ADMIN_PATH = '/api/admin';
@@ -103,6 +104,8 @@ async function stats(ctx: ServerContext): Promise<unknown> {
 function roomIDOf(body: unknown): string {
   const roomID = (body as { roomID?: unknown } | null)?.roomID;
   if (typeof roomID !== 'string' || roomID === '') throw new HttpError(400, 'Body must be {"roomID": "<non-empty string>"}');
+  const problem = storedTextProblem(roomID, MAX_ID_BYTES);
+  if (problem !== undefined) throw new HttpError(400, `roomID cannot be stored: ${problem}`);
   return roomID;
 }
 

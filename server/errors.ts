@@ -69,12 +69,16 @@ export class MutatorTimeoutError extends Error {
   }
 }
 
-/** A key that is not well-formed Unicode: a store would mangle it (two such keys could collapse into one). */
+/**
+ * A key no storage could keep exactly: not well-formed Unicode (a store would
+ * mangle it; two such keys could collapse into one), with U+0000, or too long.
+ */
 export class InvalidKeyError extends Error {
   readonly kind = 'InvalidKey';
   override readonly name = 'InvalidKeyError';
-  constructor(what: string, key: string) {
-    super(`The ${what} ${JSON.stringify(key)} is not well-formed Unicode (it has a lone surrogate); it is refused, never stored mangled`);
+  constructor(what: string, key: string, problem = 'it is not well-formed Unicode (it has a lone surrogate)') {
+    const shown = key.length > 100 ? `${JSON.stringify(key.slice(0, 100))}…` : JSON.stringify(key);
+    super(`The ${what} ${shown} is refused, never stored mangled: ${problem}`);
   }
 }
 

@@ -8,12 +8,12 @@ import type {
   TransactionReason,
   WriteTransaction,
 } from '../src/db/transaction-types';
-import { isWellFormedText } from '../src/protocol/json-limits';
 import type { AuthData } from './auth/auth';
 import type { BatchWriter } from './batch-writer';
 import { checkWritableKey } from './presence/reserved-keys';
 import { IndexScanNotSupportedError, InvalidKeyError, TransactionClosedError } from './errors';
 import { frozenJSONCopy } from './json-copy';
+import { MAX_KEY_BYTES, storedTextProblem } from './stored-text';
 import { compareKeys } from './key-order';
 
 /**
@@ -122,7 +122,8 @@ export class ServerTransaction implements ServerWriteTransaction {
 
 function checkKey(key: unknown, what = 'key'): asserts key is string {
   if (typeof key !== 'string') throw new TypeError(`The ${what} must be a string, got ${key === null ? 'null' : typeof key}`);
-  if (!isWellFormedText(key)) throw new InvalidKeyError(what, key);
+  const problem = storedTextProblem(key, MAX_KEY_BYTES);
+  if (problem !== undefined) throw new InvalidKeyError(what, key, problem);
 }
 
 type Pair = readonly [string, ReadonlyJSONValue];

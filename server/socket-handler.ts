@@ -10,6 +10,7 @@ import type { ServerContext } from './context';
 import { ClientError } from './errors';
 import { originAllowed } from './origin-policy';
 import { parseRequestURL } from './request-url';
+import { MAX_ID_BYTES, storedTextProblem } from './stored-text';
 import type { Room } from './room';
 
 const ROOM_LOOKUP_ATTEMPTS = 3;
@@ -99,11 +100,17 @@ async function serveSocket(ctx: ServerContext, ws: WebSocket, req: IncomingMessa
   try {
     if (parseRequestURL(req.url) === undefined) return failConnect('InvalidConnectionRequest', 'Invalid request URL');
     const { params } = parseConnectRequest(req.url ?? '/');
+    for (const name of ['roomID', 'clientID', 'clientGroupID'] as const) {
+      const problem = storedTextProblem(params[name], MAX_ID_BYTES);
+      if (problem !== undefined) return failConnect('InvalidConnectionRequest', `${name} cannot be stored: ${problem}`);
+    }
     const auth = await authenticate(ctx, req, params.roomID);
     if (auth === null) {
       const sent = offeredSubprotocol(req) !== undefined && decodeAuthSubprotocol(offeredSubprotocol(req));
       return failConnect('Unauthorized', sent ? 'Unauthorized: the auth token was rejected' : 'Unauthorized: no auth token (or one that is empty or cannot be decoded)');
     }
+    const userProblem = storedTextProblem(auth.userID, MAX_ID_BYTES);
+    if (userProblem !== undefined) return failConnect('Unauthorized', `Unauthorized: the user id the token maps to cannot be stored: ${userProblem}`);
     const address = req.socket.remoteAddress ?? 'unknown';
     const create = ctx.requireRooms ? (false as const) : () => ctx.roomQuota.claim(params.roomID, auth.userID, address);
     let room = await ctx.registry.get(params.roomID, create);

@@ -7,6 +7,7 @@ import { ClientError, RoomSizeLimitError, UnknownMutatorError } from '../errors'
 import { jsonTextDeeperThan } from '../json-text-depth';
 import { RoomData, type ClientRecord } from '../room-data';
 import { ServerTransaction } from '../server-transaction';
+import { MAX_ID_BYTES, storedTextProblem } from '../stored-text';
 import { compareKeys } from '../key-order';
 import { opJSON } from '../room-data';
 import type { RoomChanges, StoredClient, StoredRoom } from '../storage/types';
@@ -215,6 +216,10 @@ export class RoomEngine {
       }
       if (record?.userID !== undefined && record.userID !== auth.userID) {
         return new ClientError('Unauthorized', `Client ${m.clientID} belongs to another user`);
+      }
+      if (record === undefined) {
+        const problem = storedTextProblem(m.clientID, MAX_ID_BYTES) ?? storedTextProblem(push.clientGroupID, MAX_ID_BYTES);
+        if (problem !== undefined) return new ClientError('InvalidPush', `Client ${JSON.stringify(m.clientID).slice(0, 100)} of group ${JSON.stringify(push.clientGroupID).slice(0, 100)} cannot be stored: ${problem}`);
       }
       const expected = (record?.lastMutationID ?? 0) + 1;
       if (m.id < expected) continue;
