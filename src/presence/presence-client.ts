@@ -84,6 +84,12 @@ export class PresenceClient {
     const view = buildPresence(this.#entries, this.#deps.self, this.#ownState);
     if (this.#view !== undefined && deepEqualJSON(this.#view as never, view as never)) return;
     this.#view = view;
-    for (const listener of [...this.#listeners]) listener(view);
+    for (const listener of [...this.#listeners]) {
+      try {
+        listener(view);
+      } catch (error) {
+        this.#deps.onError('A presence callback threw', error);
+      }
+    }
   }
 }
