@@ -220,6 +220,25 @@ describe('LazyDagStore', () => {
     });
   });
 
+  it('a chunk marked persisted without one of its children lets go of it: the child is collected once nothing else holds it', async () => {
+    const dag = new LazyDagStore(new PersistentDagStore(new MemoryStore(NAME)));
+    const { root, leaves } = await populate(dag, 3);
+    const kept = await dag.withWrite(async (w) => {
+      const other = w.createChunk('other', [leaves[0]!]);
+      await w.putChunk(other);
+      await w.setHead('other', other.hash);
+      await w.commit();
+      return other.hash;
+    });
+    const rootChunk = await dag.withRead((r) => r.mustGetChunk(root));
+    dag.markPersisted([rootChunk]);
+    // Only 'other' holds a leaf now; the rest went with the root.
+    expect(dag.memoryOnlyChunkCount).toBe(2);
+    expect(dag.isMemoryOnly(leaves[0]!)).toBe(true);
+    expect(dag.isMemoryOnly(kept)).toBe(true);
+    expect(dag.isMemoryOnly(leaves[1]!)).toBe(false);
+  });
+
   it('calls onCommit after commits that move heads', async () => {
     let commits = 0;
     const lazy = new LazyDagStore(new PersistentDagStore(new MemoryStore(NAME)), { onCommit: () => commits++ });

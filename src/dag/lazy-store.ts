@@ -144,25 +144,27 @@ export class LazyDagStore implements DagStore {
 
   /**
    * Memory-only chunks reachable from `roots`, children before parents: what
-   * a persist of those roots must write. Iterative: a long offline session
-   * makes a long chain of commits.
+   * a persist of those roots must write. `follow` picks the refs to follow
+   * from a chunk (all of them by default): a caller that stores some chunks
+   * without some of their children (see markPersisted) leaves those out.
+   * Iterative: a long offline session makes a long chain of commits.
    */
-  memoryOnlyClosure(roots: Iterable<Hash | undefined>): Chunk[] {
+  memoryOnlyClosure(roots: Iterable<Hash | undefined>, follow: (chunk: Chunk) => readonly Hash[] = (chunk) => chunk.refs): Chunk[] {
     const out: Chunk[] = [];
     const seen = new Set<Hash>();
-    const stack: { chunk: Chunk; next: number }[] = [];
+    const stack: { chunk: Chunk; refs: readonly Hash[]; next: number }[] = [];
     const enter = (hash: Hash | undefined): void => {
       if (hash === undefined || seen.has(hash)) return;
       seen.add(hash);
       const chunk = this.#mem.get(hash)?.chunk;
-      if (chunk !== undefined) stack.push({ chunk, next: 0 });
+      if (chunk !== undefined) stack.push({ chunk, refs: follow(chunk), next: 0 });
     };
     for (const root of roots) {
       enter(root);
       while (stack.length > 0) {
         const top = stack[stack.length - 1]!;
-        if (top.next < top.chunk.refs.length) {
-          enter(top.chunk.refs[top.next++]);
+        if (top.next < top.refs.length) {
+          enter(top.refs[top.next++]);
         } else {
           stack.pop();
           out.push(top.chunk);
@@ -172,22 +174,39 @@ export class LazyDagStore implements DagStore {
     return out;
   }
 
-  /** Persisted chunks read elsewhere (e.g. in the transaction that opened the store): reads find them in the cache. */
-  preload(chunks: Iterable<Chunk>): void {
-    for (const chunk of chunks) this.cacheLoaded(chunk);
-  }
-
   /** Whether a chunk lives only in memory (not written to the persistent store yet). */
   isMemoryOnly(hash: Hash): boolean {
     return this.#mem.has(hash);
   }
 
-  /** After the chunks were written to the persistent store: they are ordinary cached chunks from now on. */
-  markPersisted(chunks: readonly Chunk[]): void {
-    for (const chunk of chunks) {
-      if (this.#mem.get(chunk.hash)?.chunk === chunk) this.#mem.delete(chunk.hash);
-      this.#cache.put(chunk, estimateChunkSize(chunk));
+  /**
+   * After the chunks were written to the persistent store: they are ordinary
+   * cached chunks from now on, and hold no memory-only chunk any more. A
+   * memory-only child that was not written with its parent (the caller
+   * stored the parent without it) is collected once nothing else holds it.
+   */
+  markPersisted(chunks: Iterable<Chunk>): void {
+    const released: Chunk[] = [];
+    for (const { hash } of chunks) {
+      const entry = this.#mem.get(hash);
+      if (entry === undefined) continue;
+      this.#mem.delete(hash);
+      this.#cache.put(entry.chunk, estimateChunkSize(entry.chunk));
+      released.push(entry.chunk);
     }
+    while (released.length > 0) {
+      for (const ref of released.pop()!.refs) {
+        const child = this.#mem.get(ref);
+        if (child === undefined || --child.count > 0) continue;
+        this.#mem.delete(ref);
+        released.push(child.chunk);
+      }
+    }
+  }
+
+  /** Persisted chunks read elsewhere (e.g. in the transaction that opened the store): reads find them in the cache. */
+  preload(chunks: Iterable<Chunk>): void {
+    for (const chunk of chunks) this.cacheLoaded(chunk);
   }
 
   /**

@@ -83,8 +83,11 @@ export async function applyMergePlan(
   ctx: DbContext,
 ): Promise<Commit> {
   const first = plan.base === 'ours' ? ours : theirs;
-  let head: Commit = plan.keep === 0 ? first.snapshot : first.locals[plan.keep - 1]!;
-  for (const local of plan.replay) {
+  let keep = plan.keep;
+  // A commit stored without its trees (below the head it was stored under) cannot be built on: replay it too.
+  while (keep > 0 && !(await dag.hasChunk(first.locals[keep - 1]!.data.valueHash))) keep--;
+  let head: Commit = keep === 0 ? first.snapshot : first.locals[keep - 1]!;
+  for (const local of [...first.locals.slice(keep, plan.keep), ...plan.replay]) {
     const d = local.data;
     const input = {
       name: d.mutatorName,

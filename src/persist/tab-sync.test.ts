@@ -182,6 +182,47 @@ describe('tabs of one client group', () => {
     for (let i = 0; i < 5; i++) expect(await valueOf(b, `k${i}`)).toBe(i);
   });
 
+  it('a stored chain keeps the trees of its head only: the commits below it are stored without theirs', async () => {
+    const stored: string[] = [];
+    const provider = new MemoryKvProvider(`thin-${Math.random()}`);
+    const recording: KvProvider = {
+      durable: false,
+      list: () => provider.list(),
+      drop: (name) => provider.drop(name),
+      async open(name) {
+        const kv = await provider.open(name);
+        return {
+          read: () => kv.read(),
+          write: async () => {
+            const w = await kv.write();
+            const put = w.put.bind(w);
+            return Object.assign(w, { put: (key: string, value: never) => (stored.push(key), put(key, value)) });
+          },
+          close: () => kv.close(),
+          get closed() {
+            return kv.closed;
+          },
+        };
+      },
+    };
+    tabs = new Tabs({ frozen: true, provider: recording });
+    const a = await tabs.open();
+    const MUTATIONS = 50;
+    // Each mutation rewrites a leaf of about 8 KiB: stored with every commit, that would be a leaf per commit.
+    for (let i = 0; i < MUTATIONS; i++) await a.client.store.mutate('put', { key: `k${String(i).padStart(3, '0')}`, value: 'x'.repeat(1000) });
+    stored.length = 0;
+    expect(await a.client.sync()).toBe('synced');
+    const chunks = stored.filter((key) => /^c\/[^/]+\/d$/.test(key)).length;
+    expect(chunks).toBeLessThanOrEqual(MUTATIONS + 10);
+    const b = await tabs.open();
+    for (let i = 0; i < MUTATIONS; i += 7) expect(await valueOf(b, `k${String(i).padStart(3, '0')}`)).toBe('x'.repeat(1000));
+    await b.client.store.mutate('put', { key: 'from-b', value: 1 });
+    await b.client.sync();
+    await a.client.sync();
+    expect(await valueOf(a, 'from-b')).toBe(1);
+    expect(pendingOf(a)).toHaveLength(MUTATIONS + 1);
+  });
+
   it('a tab whose client record is gone learns it at its next sync', async () => {
     tabs = new Tabs({ frozen: true });
     const a = await tabs.open();

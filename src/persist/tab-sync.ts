@@ -28,7 +28,7 @@ import type { PersistentDagStore } from '../dag/store';
 import { estimateChunkSize } from '../dag/chunk-size';
 import { readCommit, type CommitData, type SnapshotCommitData } from '../db/commit';
 import { compareCookies } from '../db/cookie-order';
-import type { ChainLink, Database } from '../db/database';
+import type { Database } from '../db/database';
 import { applyMergePlan, isNoOp, planMerge, readChainOf, type Chain } from '../db/merge-chains';
 import { writeGroupChain } from './group-chain';
 import { readClient, readGroup, writeClient, writeGroup, type ClientGroupRecord } from './records';
@@ -189,7 +189,7 @@ export class TabSync {
       });
       if (head === 'ours') return { view, target: view };
       if (head === 'theirs') return { view, target: { info: group, chunks: [] } };
-      return { view, target: { info: head, chunks: memdag.memoryOnlyClosure([head.hash]) } };
+      return { view, target: { info: head, chunks: this.#storedClosure(head.hash, new Set([view.info.hash, head.hash])) } };
     });
     try {
       return await this.#store(view, group, target);
@@ -229,15 +229,38 @@ export class TabSync {
     const { db, memdag } = this.#o;
     const head = db.headCommit;
     const links = db.headChain();
-    const chunks = memdag.memoryOnlyClosure([head.hash]);
-    // Children come first: the closure of each commit of the chain is a prefix of the view's.
-    const cut = cutAtBudget(chunks, links, batchBytes);
-    const last = cut === undefined ? links.length - 1 : cut.link;
-    const root = cut === undefined ? head.data.valueHash : (chunks[cut.end - 1]!.data as unknown as CommitData).valueHash;
+    let last = links.length - 1;
+    let chunks = this.#storedClosure(head.hash, new Set([head.hash]));
+    const first = Math.max(1, links.findIndex((l) => memdag.isMemoryOnly(l.hash)));
+    if (bytesOf(chunks) > batchBytes && first < last) {
+      // The last commit of the chain whose store fits; at least the first one not stored yet.
+      const closureAt = (i: number) => this.#storedClosure(links[i]!.hash, new Set([links[i]!.hash]));
+      let fit = -1;
+      for (let lo = first, hi = last - 1; lo <= hi; ) {
+        const mid = (lo + hi) >> 1;
+        if (bytesOf(closureAt(mid)) <= batchBytes) (fit = mid), (lo = mid + 1);
+        else hi = mid - 1;
+      }
+      last = fit === -1 ? first : fit;
+      chunks = closureAt(last);
+    }
+    const whole = last === links.length - 1;
+    const root = whole ? head.data.valueHash : (chunks.at(-1)!.data as unknown as CommitData).valueHash;
     const mutations = links.slice(1, last + 1).map((l) => [l.mutation!.clientID, l.mutation!.id] as const);
     const hashes = links.slice(0, last + 1).map((l) => l.hash);
     const info = describePending(hashes, root, db.snapshotCommit.data.cookie, db.snapshotCommit.data.lastMutationIDs, mutations);
-    return { info, chunks: cut === undefined ? chunks : chunks.slice(0, cut.end), whole: cut === undefined };
+    return { info, chunks, whole };
+  }
+
+  /**
+   * What storing the chain up to `root` writes: its memory-only chunks,
+   * children first, where a local commit that is not one of `heads` goes
+   * without its trees (only the heads' trees are ever read back; a merge that
+   * would build on such a commit replays it instead).
+   */
+  #storedClosure(root: Hash, heads: ReadonlySet<Hash>): Chunk[] {
+    const form = (chunk: Chunk) => storedForm(chunk, heads);
+    return this.#o.memdag.memoryOnlyClosure([root], (chunk) => form(chunk).refs).map(form);
   }
 
   /**
@@ -288,24 +311,17 @@ export class TabSync {
   }
 }
 
-/**
- * Where to cut a view's closure (children first) so that it ends with a
- * commit of the chain and holds about `budgetBytes`: undefined when all of it fits.
- */
-function cutAtBudget(chunks: readonly Chunk[], links: readonly ChainLink[], budgetBytes: number): { end: number; link: number } | undefined {
-  if (budgetBytes === Infinity) return undefined;
-  const position = new Map(links.map((l, i) => [l.hash, i]));
+/** A local commit below the heads being stored, as stored: without its trees. Any other chunk as it is. */
+function storedForm(chunk: Chunk, heads: ReadonlySet<Hash>): Chunk {
+  const data = chunk.data as unknown as CommitData;
+  if (heads.has(chunk.hash) || typeof data !== 'object' || data === null || Array.isArray(data) || data.type !== 'local') return chunk;
+  return { hash: chunk.hash, data: chunk.data, refs: [data.basisHash] };
+}
+
+function bytesOf(chunks: readonly Chunk[]): number {
   let bytes = 0;
-  let cut: { end: number; link: number } | undefined;
-  for (let i = 0; i < chunks.length; i++) {
-    bytes += estimateChunkSize(chunks[i]!);
-    const link = position.get(chunks[i]!.hash);
-    if (link === undefined) continue;
-    if (bytes > budgetBytes && cut !== undefined) break;
-    cut = { end: i + 1, link };
-    if (bytes > budgetBytes) break;
-  }
-  return cut === undefined || cut.end === chunks.length ? undefined : cut;
+  for (const chunk of chunks) bytes += estimateChunkSize(chunk);
+  return bytes;
 }
 
 function describeChain(chain: Chain): HeadInfo {
