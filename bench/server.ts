@@ -4,11 +4,14 @@
  *  - push → own poke round trip, against a raw `ws` echo round trip (also a child process)
  *  - poke fan-out to 100 clients of one room, and of a 100 KB poke to 2,000 sockets (with CPU use)
  *  - sustained mutations/s: 1 room × 50 clients and 50 rooms × 2 clients, with the server's memory
+ *  - PostgreSQL (a real server from the npm binaries, durable commits) beside SQLite: push → own poke
+ *    and → poke on another node, sustained mutations/s and batches/s with 1 and 3 nodes, with the CPU
+ *    of every process (on a 2-core machine the cores, not the code, bound the 3-node rows)
  * Every loop is bounded in count and time. Prints figures; never fails on speed.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { connect as netConnect, type Socket } from 'node:net';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -17,6 +20,7 @@ import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { WebSocket } from 'ws';
 import { buildConnectURL } from '../src/protocol';
+import { startPostgres, type PostgresServer } from '../server/test-support/postgres-server';
 import { fixed, percentile, printTable } from './measure';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
@@ -306,11 +310,16 @@ async function bigFanOut(origin: string, serverPid: number): Promise<{ times: nu
   return { times, serverCpu, benchCpu: (bench.user + bench.system) / 1e6, wall };
 }
 
-async function sustained(origin: string, rooms: number, perRoom: number): Promise<number> {
+/**
+ * Acknowledged mutations/s of `rooms` × `perRoom` clients, each keeping a few in flight. Clients go to
+ * `origins` in turn; with `roomAffinity` all clients of a room go to the same one (rooms in turn).
+ */
+async function sustained(origin: string | readonly string[], rooms: number, perRoom: number, roomAffinity = false): Promise<number> {
+  const origins = typeof origin === 'string' ? [origin] : origin;
   const clients: BenchClient[] = [];
   for (let r = 0; r < rooms; r++) {
     const roomID = id('load');
-    for (let i = 0; i < perRoom; i++) clients.push(await BenchClient.connect(origin, roomID));
+    for (let i = 0; i < perRoom; i++) clients.push(await BenchClient.connect(origins[(roomAffinity ? r : clients.length) % origins.length]!, roomID));
   }
   const start = performance.now();
   const base = clients.map((c) => c.lmid);
@@ -355,6 +364,118 @@ function sqliteFullCommits(dir: string): number[] {
 }
 
 const ms = (v: number) => `${fixed(v, 3)} ms`;
+
+/** Push on one node → the poke of that write on a client of another node (same room), sequential samples. */
+async function crossNodeRoundTrips(pushOrigin: string, watchOrigin: string): Promise<number[]> {
+  const roomID = id('cross');
+  const pusher = await BenchClient.connect(pushOrigin, roomID);
+  const watcher = await BenchClient.connect(watchOrigin, roomID);
+  const times: number[] = [];
+  for (let i = 0; i < RTT_WARMUP + RTT_SAMPLES; i++) {
+    const t0 = performance.now();
+    const seen = watcher.nextPoke();
+    pusher.push('put', { key: 'k', value: i });
+    await seen;
+    if (i >= RTT_WARMUP) times.push(performance.now() - t0);
+    // The pusher's own poke too, so no push waits behind the last one.
+    if (pusher.inFlight > 0) await new Promise<void>((resolve) => pusher.listen(() => pusher.inFlight === 0 && resolve()));
+  }
+  pusher.close();
+  watcher.close();
+  return times;
+}
+
+/** CPU seconds of PostgreSQL: the postmaster, its finished children and its live ones (backends, workers). */
+function postgresCpuSeconds(postmaster: number): number {
+  const stat = (pid: number) => readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  const own = stat(postmaster);
+  let ticks = Number(own[11]) + Number(own[12]) + Number(own[13]) + Number(own[14]);
+  for (const entry of readdirSync('/proc')) {
+    if (!/^[0-9]+$/.test(entry)) continue;
+    try {
+      const f = stat(Number(entry));
+      if (Number(f[1]) === postmaster) ticks += Number(f[11]) + Number(f[12]);
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return ticks / CLOCK_TICKS_PER_SECOND;
+}
+
+async function batchesSoFar(nodes: readonly Child[]): Promise<number> {
+  let total = 0;
+  for (const n of nodes) {
+    const res = await fetch(`${n.adminURL}/stats`, { headers: { authorization: `Bearer ${ADMIN_KEY}` } });
+    total += ((await res.json()) as { counters: { batches: number } }).counters.batches;
+  }
+  return total;
+}
+
+interface LoadFigures {
+  readonly mutations: number;
+  readonly batches: number;
+  /** "% of a core" per process, e.g. "nodes 95/90/88%, PostgreSQL 60%, bench 40%". */
+  readonly cpu: string;
+}
+
+/** One sustained run with the CPU of every process and the batches the nodes stored. */
+async function measuredLoad(nodes: readonly Child[], postmaster: number | undefined, run: () => Promise<number>): Promise<LoadFigures> {
+  const cpu0 = nodes.map((n) => cpuSeconds(n.proc.pid!));
+  const pg0 = postmaster === undefined ? 0 : postgresCpuSeconds(postmaster);
+  const bench0 = process.cpuUsage();
+  const batches0 = await batchesSoFar(nodes);
+  const wall0 = performance.now();
+  const mutations = await run();
+  const wall = (performance.now() - wall0) / 1000;
+  const batches = (await batchesSoFar(nodes)) - batches0;
+  const pct = (seconds: number) => `${fixed((100 * seconds) / wall, 0)}%`;
+  const bench = process.cpuUsage(bench0);
+  const parts = [`node${nodes.length > 1 ? 's' : ''} ${nodes.map((n, i) => pct(cpuSeconds(n.proc.pid!) - cpu0[i]!)).join('/')}`];
+  if (postmaster !== undefined) parts.push(`PostgreSQL ${pct(postgresCpuSeconds(postmaster) - pg0)}`);
+  parts.push(`bench ${pct((bench.user + bench.system) / 1e6)}`);
+  return { mutations, batches: batches / wall, cpu: parts.join(', ') };
+}
+
+/** The storages side by side: SQLite (one node) and PostgreSQL (one and three nodes). */
+async function runStorageRows(dataDir: string, echoP50: number): Promise<void> {
+  const postgres: PostgresServer = await startPostgres({ settings: {} });
+  const nodes: Child[] = [];
+  try {
+    const databaseURL = await postgres.createDatabase('bench');
+    for (let i = 0; i < 3; i++) nodes.push(await startServer(['--postgres', databaseURL]));
+    const sqlite = await startServer(['--data-dir', join(dataDir, 'rows')]);
+    nodes.push(sqlite);
+    const [a, b, c] = nodes as [Child, Child, Child];
+    const own = await pushRoundTrips(a.url);
+    const cross = await crossNodeRoundTrips(a.url, b.url);
+    const sqliteOwn = await pushRoundTrips(sqlite.url);
+    const row = (name: string, t: number[]) => [name, ms(percentile(t, 50)), ms(percentile(t, 99)), `${fixed(percentile(t, 50) / echoP50, 1)}×`];
+    printTable(`server on PostgreSQL: round trips, ${RTT_SAMPLES} sequential samples (target: cross-node p50 < 3 ms)`, ['what', 'p50', 'p99', 'p50 vs echo'], [
+      row('push → own poke, SQLite FULL (1 node)', sqliteOwn),
+      row('push → own poke, PostgreSQL (node A of 3)', own),
+      row('push → poke on another node (A → B)', cross),
+    ]);
+    const pgPid = postgres.pid();
+    const loads: [string, LoadFigures][] = [
+      ['1 hot room × 50 clients, SQLite, 1 node', await measuredLoad([sqlite], undefined, () => sustained(sqlite.url, 1, 50))],
+      ['1 hot room × 50 clients, PostgreSQL, 1 node', await measuredLoad([a], pgPid, () => sustained(a.url, 1, 50))],
+      ['1 hot room × 50 clients, PostgreSQL, 3 nodes', await measuredLoad([a, b, c], pgPid, () => sustained([a.url, b.url, c.url], 1, 50))],
+      ['50 rooms × 2 clients, SQLite, 1 node', await measuredLoad([sqlite], undefined, () => sustained(sqlite.url, 50, 2))],
+      ['50 rooms × 2 clients, PostgreSQL, 1 node', await measuredLoad([a], pgPid, () => sustained(a.url, 50, 2))],
+      ['50 rooms × 2 clients, PostgreSQL, 3 nodes, rooms spread', await measuredLoad([a, b, c], pgPid, () => sustained([a.url, b.url, c.url], 50, 2, true))],
+      ['50 rooms × 2 clients, PostgreSQL, 3 nodes, clients spread', await measuredLoad([a, b, c], pgPid, () => sustained([a.url, b.url, c.url], 50, 2))],
+    ];
+    const oneNode = loads[4]![1].mutations;
+    printTable(
+      `server on PostgreSQL: sustained, ${SUSTAIN_MS / 1000} s, ${IN_FLIGHT_PER_CLIENT} in flight per client (targets: hot room > 1,000 batches/s; 50 rooms on 3 nodes ≥ 1.5× 1 node)`,
+      ['load', 'mutations/s', 'batches/s', 'vs 1 node', 'CPU (% of one core, per process)'],
+      loads.map(([name, f]) => [name, fixed(f.mutations, 0), fixed(f.batches, 0), name.startsWith('50 rooms') && name.includes('PostgreSQL') ? `${fixed(f.mutations / oneNode, 2)}×` : '', f.cpu]),
+    );
+  } finally {
+    for (const n of nodes) await stop(n);
+    await postgres.stop();
+  }
+}
 
 export async function runServerBench(): Promise<void> {
   const dataDir = mkdtempSync(join(tmpdir(), 'roomsync-bench-'));
@@ -401,6 +522,8 @@ export async function runServerBench(): Promise<void> {
       ['1 room × 50 clients', fixed(one, 0), oneMem],
       ['50 rooms × 2 clients', fixed(many, 0), manyMem],
     ]);
+
+    await runStorageRows(dataDir, p50echo);
   } finally {
     await stop(full);
     await stop(echo);

@@ -118,10 +118,14 @@ const q = (name: keyof typeof SQL, values: readonly unknown[]): Query => ({ name
  * the first failure.
  */
 async function pipeline(client: pg.PoolClient, queries: readonly Query[]): Promise<pg.QueryResult[]> {
-  const settled = await Promise.allSettled(queries.map((query) => (typeof query === 'string' ? client.query(query) : client.query({ ...query, values: [...query.values] }))));
+  const settled = await pipelineSettled(client, queries);
   const failed = settled.find((r) => r.status === 'rejected');
   if (failed !== undefined) throw failed.reason;
   return settled.map((r) => (r as PromiseFulfilledResult<pg.QueryResult>).value);
+}
+
+function pipelineSettled(client: pg.PoolClient, queries: readonly Query[]): Promise<PromiseSettledResult<pg.QueryResult>[]> {
+  return Promise.allSettled(queries.map((query) => (typeof query === 'string' ? client.query(query) : client.query({ ...query, values: [...query.values] }))));
 }
 
 const toMeta = (roomID: string, r: RoomRow): RoomMeta => ({
@@ -341,7 +345,7 @@ export class PostgresStorage implements SharedStorage {
     }
   }
 
-  /** The statements that write a batch, bump the room's version and tell the other nodes; then COMMIT. */
+  /** The statements that write a batch and bump the room's version, then COMMIT. */
   writeQueries(roomID: string, batch: BatchCommit): Query[] {
     const queries: Query[] = [];
     if (batch.tombstoneHorizon !== undefined) queries.push(q('pruneTombstones', [roomID, batch.tombstoneHorizon]));
@@ -356,9 +360,24 @@ export class PostgresStorage implements SharedStorage {
       );
     }
     queries.push(q('setVersion', [roomID, batch.version, batch.tombstoneHorizon ?? 0]));
-    queries.push(q('notify', [NOTIFY_CHANNEL, encodeEvent(this.nodeID, { kind: 'room', roomID, version: batch.version })]));
     queries.push('COMMIT');
     return queries;
+  }
+
+  /**
+   * The hint that tells other nodes of a committed batch. Sent right after
+   * COMMIT (same round trip), in a transaction of its own: a NOTIFY inside
+   * the batch's transaction would hold PostgreSQL's notification lock across
+   * its WAL flush, so batches of all rooms and nodes would commit one by one.
+   * Lost only if this node dies between the two; the other nodes' poll then
+   * catches up.
+   */
+  versionHint(roomID: string, version: number): Query {
+    return q('notify', [NOTIFY_CHANNEL, encodeEvent(this.nodeID, { kind: 'room', roomID, version })]);
+  }
+
+  warnHintFailed(error: unknown): void {
+    this.logger.warn('could not notify other nodes of a batch (their poll catches up)', { error });
   }
 
   async commitBatch(roomID: string, batch: BatchCommit): Promise<void> {
@@ -418,11 +437,17 @@ class PgRoomLock implements RoomLock {
       await this.storage.finish(this.client, undefined);
       throw new StaleRoomError(this.roomID, batch.baseVersion);
     }
-    try {
-      await pipeline(this.client, this.storage.writeQueries(this.roomID, batch));
-    } catch (error) {
-      await this.storage.finish(this.client, error);
-      throw classifyPgError(error, 'committing a batch');
+    const settled = await pipelineSettled(this.client, [...this.storage.writeQueries(this.roomID, batch), this.storage.versionHint(this.roomID, batch.version)]);
+    const hint = settled.pop()!;
+    const failed = settled.find((r) => r.status === 'rejected');
+    if (failed !== undefined) {
+      await this.storage.finish(this.client, failed.reason);
+      throw classifyPgError(failed.reason, 'committing a batch');
+    }
+    if (hint.status === 'rejected') {
+      this.storage.warnHintFailed(hint.reason);
+      this.client.release(isTransientPgError(hint.reason) ? (hint.reason as Error) : undefined);
+      return;
     }
     this.client.release();
   }
