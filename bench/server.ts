@@ -37,6 +37,12 @@ const BIG_FANOUT_BYTES = 100 * 1024;
 const BIG_FANOUT_SAMPLES = 10;
 const CONNECT_BATCH = 100;
 const CLOCK_TICKS_PER_SECOND = 100;
+/** PostgreSQL settings for the storage rows, e.g. BENCH_PG_SETTINGS="synchronous_commit=off" to see what the WAL flush costs. */
+const PG_SETTINGS = Object.fromEntries((process.env.BENCH_PG_SETTINGS ?? '').split(' ').filter((s) => s.includes('=')).map((s) => s.split('=', 2) as [string, string]));
+/** Clients of the hot room in the storage rows: few, so batches stay small and their rate shows what one room can take. */
+const HOT_ROOM_CLIENTS = 4;
+/** BENCH_SERVER_ROWS=storage: only the SQLite-vs-PostgreSQL rows. */
+const ONLY_STORAGE_ROWS = process.env.BENCH_SERVER_ROWS === 'storage';
 /** More server flags for every server this bench starts, e.g. BENCH_SERVER_ARGS="--room-workers 0". */
 const EXTRA_SERVER_ARGS = (process.env.BENCH_SERVER_ARGS ?? '').split(' ').filter((a) => a !== '');
 
@@ -438,7 +444,7 @@ async function measuredLoad(nodes: readonly Child[], postmaster: number | undefi
 
 /** The storages side by side: SQLite (one node) and PostgreSQL (one and three nodes). */
 async function runStorageRows(dataDir: string, echoP50: number): Promise<void> {
-  const postgres: PostgresServer = await startPostgres({ settings: {} });
+  const postgres: PostgresServer = await startPostgres({ settings: PG_SETTINGS });
   const nodes: Child[] = [];
   try {
     const databaseURL = await postgres.createDatabase('bench');
@@ -457,9 +463,9 @@ async function runStorageRows(dataDir: string, echoP50: number): Promise<void> {
     ]);
     const pgPid = postgres.pid();
     const loads: [string, LoadFigures][] = [
-      ['1 hot room × 50 clients, SQLite, 1 node', await measuredLoad([sqlite], undefined, () => sustained(sqlite.url, 1, 50))],
-      ['1 hot room × 50 clients, PostgreSQL, 1 node', await measuredLoad([a], pgPid, () => sustained(a.url, 1, 50))],
-      ['1 hot room × 50 clients, PostgreSQL, 3 nodes', await measuredLoad([a, b, c], pgPid, () => sustained([a.url, b.url, c.url], 1, 50))],
+      [`1 hot room × ${HOT_ROOM_CLIENTS} clients, SQLite, 1 node`, await measuredLoad([sqlite], undefined, () => sustained(sqlite.url, 1, HOT_ROOM_CLIENTS))],
+      [`1 hot room × ${HOT_ROOM_CLIENTS} clients, PostgreSQL, 1 node`, await measuredLoad([a], pgPid, () => sustained(a.url, 1, HOT_ROOM_CLIENTS))],
+      [`1 hot room × ${HOT_ROOM_CLIENTS} clients, PostgreSQL, 3 nodes`, await measuredLoad([a, b, c], pgPid, () => sustained([a.url, b.url, c.url], 1, HOT_ROOM_CLIENTS))],
       ['50 rooms × 2 clients, SQLite, 1 node', await measuredLoad([sqlite], undefined, () => sustained(sqlite.url, 50, 2))],
       ['50 rooms × 2 clients, PostgreSQL, 1 node', await measuredLoad([a], pgPid, () => sustained(a.url, 50, 2))],
       ['50 rooms × 2 clients, PostgreSQL, 3 nodes, rooms spread', await measuredLoad([a, b, c], pgPid, () => sustained([a.url, b.url, c.url], 50, 2, true))],
@@ -480,6 +486,15 @@ async function runStorageRows(dataDir: string, echoP50: number): Promise<void> {
 export async function runServerBench(): Promise<void> {
   const dataDir = mkdtempSync(join(tmpdir(), 'roomsync-bench-'));
   const echo = await startEcho();
+  if (ONLY_STORAGE_ROWS) {
+    try {
+      await runStorageRows(dataDir, percentile(await echoRoundTrips(echo.url), 50));
+    } finally {
+      await stop(echo);
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+    return;
+  }
   const full = await startServer(['--data-dir', dataDir]);
   try {
     const echoTimes = await echoRoundTrips(echo.url);

@@ -87,23 +87,26 @@ const SQL = {
   lockRoom: `SELECT ${ROOM_COLUMNS} FROM roomsync_rooms WHERE room_id = $1 FOR UPDATE`,
   entries: 'SELECT key, value, version FROM roomsync_entries WHERE room_id = $1',
   clients: 'SELECT client_id, client_group_id, last_mutation_id, user_id FROM roomsync_clients WHERE room_id = $1',
-  // Everything after $2, or everything when $2 is older than the horizon (those deletions are forgotten).
-  entriesSince:
-    'SELECT key, value, version FROM roomsync_entries WHERE room_id = $1 AND version > ' +
-    '(SELECT CASE WHEN $2::bigint < tombstone_horizon THEN -1 ELSE $2::bigint END FROM roomsync_rooms WHERE room_id = $1)',
-  clientsSince:
-    'SELECT client_id, client_group_id, last_mutation_id, user_id FROM roomsync_clients WHERE room_id = $1 AND version > ' +
-    '(SELECT CASE WHEN $2::bigint < tombstone_horizon THEN -1 ELSE $2::bigint END FROM roomsync_rooms WHERE room_id = $1)',
-  putEntries:
-    'INSERT INTO roomsync_entries (room_id, key, value, version) SELECT $1, k, v, n FROM unnest($2::text[], $3::text[], $4::bigint[]) AS t(k, v, n) ' +
-    'ON CONFLICT (room_id, key) DO UPDATE SET value = EXCLUDED.value, version = EXCLUDED.version',
-  putClients:
-    'INSERT INTO roomsync_clients (room_id, client_id, client_group_id, last_mutation_id, user_id, version) ' +
-    'SELECT $1, c, g, l, u, $6 FROM unnest($2::text[], $3::text[], $4::bigint[], $5::text[]) AS t(c, g, l, u) ' +
-    'ON CONFLICT (room_id, client_id) DO UPDATE SET client_group_id = EXCLUDED.client_group_id, ' +
-    'last_mutation_id = EXCLUDED.last_mutation_id, user_id = EXCLUDED.user_id, version = EXCLUDED.version',
-  pruneTombstones: 'DELETE FROM roomsync_entries WHERE room_id = $1 AND value IS NULL AND version <= $2',
-  setVersion: 'UPDATE roomsync_rooms SET version = $2, tombstone_horizon = GREATEST(tombstone_horizon, $3) WHERE room_id = $1',
+  // Entries (kind 0) and clients (kind 1) written after $2, or all of them when $2 is older than the
+  // horizon (those deletions are forgotten): one statement, one snapshot.
+  changes: `WITH since AS (SELECT CASE WHEN $2::bigint < tombstone_horizon THEN -1 ELSE $2::bigint END AS v FROM roomsync_rooms WHERE room_id = $1)
+    SELECT 0 AS kind, key AS a, value AS b, NULL::text AS c, version AS n FROM roomsync_entries WHERE room_id = $1 AND version > (SELECT v FROM since)
+    UNION ALL
+    SELECT 1, client_id, client_group_id, user_id, last_mutation_id FROM roomsync_clients WHERE room_id = $1 AND version > (SELECT v FROM since)`,
+  // A batch in one statement: prune tombstones up to $9 (-1: none; never a key written now), upsert
+  // entries and clients, bump the version.
+  write: `WITH pruned AS (
+      DELETE FROM roomsync_entries WHERE room_id = $1 AND value IS NULL AND version <= $9 AND NOT (key = ANY($2::text[]))
+    ), entries AS (
+      INSERT INTO roomsync_entries (room_id, key, value, version) SELECT $1, k, v, $8 FROM unnest($2::text[], $3::text[]) AS t(k, v)
+      ON CONFLICT (room_id, key) DO UPDATE SET value = EXCLUDED.value, version = EXCLUDED.version
+    ), clients AS (
+      INSERT INTO roomsync_clients (room_id, client_id, client_group_id, last_mutation_id, user_id, version)
+      SELECT $1, c, g, l, u, $8 FROM unnest($4::text[], $5::text[], $6::bigint[], $7::text[]) AS t(c, g, l, u)
+      ON CONFLICT (room_id, client_id) DO UPDATE SET client_group_id = EXCLUDED.client_group_id,
+        last_mutation_id = EXCLUDED.last_mutation_id, user_id = EXCLUDED.user_id, version = EXCLUDED.version
+    )
+    UPDATE roomsync_rooms SET version = $8, tombstone_horizon = GREATEST(tombstone_horizon, $9) WHERE room_id = $1`,
   notify: 'SELECT pg_notify($1, $2)',
 };
 
@@ -254,14 +257,13 @@ export class PostgresStorage implements SharedStorage {
 
   async changesSince(roomID: string, version: number): Promise<RoomChanges | undefined> {
     return this.withClient('reading changes', async (c) => {
-      const [, room, entries, clients] = await pipeline(c, [
+      const [, room, changes] = await pipeline(c, [
         'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY',
         q('room', [roomID]),
-        q('entriesSince', [roomID, version]),
-        q('clientsSince', [roomID, version]),
+        q('changes', [roomID, version]),
         'COMMIT',
       ]);
-      return changesOf(roomID, version, room!, entries!, clients!);
+      return changesOf(roomID, version, room!, changes!);
     });
   }
 
@@ -318,12 +320,12 @@ export class PostgresStorage implements SharedStorage {
     }
     let results: pg.QueryResult[];
     try {
-      results = await pipeline(client, ['BEGIN', q('lockRoom', [roomID]), q('entriesSince', [roomID, knownVersion]), q('clientsSince', [roomID, knownVersion])]);
+      results = await pipeline(client, ['BEGIN', q('lockRoom', [roomID]), q('changes', [roomID, knownVersion])]);
     } catch (error) {
       await this.finish(client, error);
       throw classifyPgError(error, 'locking a room');
     }
-    const changes = changesOf(roomID, knownVersion, results[1]!, results[2]!, results[3]!);
+    const changes = changesOf(roomID, knownVersion, results[1]!, results[2]!);
     if (changes === undefined) {
       await this.finish(client, undefined);
       return undefined;
@@ -345,23 +347,25 @@ export class PostgresStorage implements SharedStorage {
     }
   }
 
-  /** The statements that write a batch and bump the room's version, then COMMIT. */
+  /** The statement that writes a batch and bumps the room's version, then COMMIT. */
   writeQueries(roomID: string, batch: BatchCommit): Query[] {
-    const queries: Query[] = [];
-    if (batch.tombstoneHorizon !== undefined) queries.push(q('pruneTombstones', [roomID, batch.tombstoneHorizon]));
-    if (batch.entries.length > 0) {
-      const e = batch.entries;
-      queries.push(q('putEntries', [roomID, e.map((x) => x.key), e.map((x) => x.json ?? null), e.map((x) => x.version)]));
-    }
-    if (batch.clients.length > 0) {
-      const c = batch.clients;
-      queries.push(
-        q('putClients', [roomID, c.map((x) => x.clientID), c.map((x) => x.clientGroupID), c.map((x) => x.lastMutationID), c.map((x) => x.userID ?? null), batch.version]),
-      );
-    }
-    queries.push(q('setVersion', [roomID, batch.version, batch.tombstoneHorizon ?? 0]));
-    queries.push('COMMIT');
-    return queries;
+    const e = batch.entries;
+    const c = batch.clients;
+    if (e.some((x) => x.version !== batch.version)) throw new Error('Every entry of a batch carries the batch\'s version');
+    return [
+      q('write', [
+        roomID,
+        e.map((x) => x.key),
+        e.map((x) => x.json ?? null),
+        c.map((x) => x.clientID),
+        c.map((x) => x.clientGroupID),
+        c.map((x) => x.lastMutationID),
+        c.map((x) => x.userID ?? null),
+        batch.version,
+        batch.tombstoneHorizon ?? -1,
+      ]),
+      'COMMIT',
+    ];
   }
 
   /**
@@ -464,16 +468,25 @@ class PgRoomLock implements RoomLock {
   }
 }
 
-function changesOf(roomID: string, since: number, room: pg.QueryResult, entries: pg.QueryResult, clients: pg.QueryResult): RoomChanges | undefined {
+interface ChangeRow {
+  kind: number;
+  a: string;
+  b: string | null;
+  c: string | null;
+  n: string;
+}
+
+function changesOf(roomID: string, since: number, room: pg.QueryResult, changes: pg.QueryResult): RoomChanges | undefined {
   const row = room.rows[0] as RoomRow | undefined;
   if (row === undefined) return undefined;
   const meta = toMeta(roomID, row);
-  return {
-    meta,
-    full: since < meta.tombstoneHorizon,
-    entries: (entries.rows as EntryRow[]).map(toEntry),
-    clients: (clients.rows as ClientRow[]).map(toClient),
-  };
+  const entries: StoredEntry[] = [];
+  const clients: StoredClient[] = [];
+  for (const r of changes.rows as ChangeRow[]) {
+    if (r.kind === 0) entries.push({ key: r.a, json: r.b ?? undefined, version: Number(r.n) });
+    else clients.push({ clientID: r.a, clientGroupID: r.b!, lastMutationID: Number(r.n), ...(r.c === null ? {} : { userID: r.c }) });
+  }
+  return { meta, full: since < meta.tombstoneHorizon, entries, clients };
 }
 
 /** The URL without its password, for messages. */
