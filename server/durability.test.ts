@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { RESERVED_KEY_PREFIX } from '../protocol/presence';
+import { appState } from './test-support/app-state';
 import { isRunning, killChildServers, startChildServer } from './test-support/child-server';
 import { TestClient, uniqueID } from './test-support/test-client';
 
@@ -22,11 +22,6 @@ function mutationFor(c: TestClient, id: number) {
   return id % 2 === 1
     ? c.mutation('increment', { key: 'total', delta: 1 }, id)
     : c.mutation('put', { key: `${c.clientID}/${id}`, value: id }, id);
-}
-
-/** The client's data without the keys the server maintains (presence). */
-function appState(c: TestClient): Record<string, unknown> {
-  return Object.fromEntries([...c.state].filter(([key]) => !key.startsWith(RESERVED_KEY_PREFIX)));
 }
 
 function expectedState(clients: readonly { clientID: string }[], lmids: readonly number[]): Record<string, number> {

@@ -1,11 +1,9 @@
+import { RESERVED_KEY_PREFIX } from '../../protocol/presence';
 import type { TestClient } from './test-client';
 
-/** Keys the server writes for itself (presence): not part of what a test's mutations wrote. */
-const SERVER_KEY_PREFIX = '_roomsync/';
-
-/** The client's data, without the keys the server keeps for itself. */
+/** The client's data, without the keys the server keeps for itself (presence: not what a test's mutations wrote). */
 export function appState(c: TestClient): Record<string, unknown> {
-  return Object.fromEntries([...c.state].filter(([k]) => !k.startsWith(SERVER_KEY_PREFIX)));
+  return Object.fromEntries([...c.state].filter(([k]) => !k.startsWith(RESERVED_KEY_PREFIX)));
 }
 
 /** True when the client's data is exactly `expected` (key order aside). */
