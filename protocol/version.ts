@@ -6,4 +6,4 @@ export const PROTOCOL_VERSION = 1;
  * when the wire format changes without this being updated on purpose — and
  * PROTOCOL_VERSION bumped when the change is not backwards compatible.
  */
-export const PROTOCOL_FINGERPRINT = '25d0f2faba9efc0ca365257c7ac5432a5d5c50398e48b7e0f00dd3246b841574';
+export const PROTOCOL_FINGERPRINT = '299951d0e7badaf26ce3b784eb97104063067a2d498a4898cfb86a515f9bd1ec';

@@ -33,6 +33,7 @@ export {
   UnexpectedBaseCookieError,
   type ConnectionErrorKind,
 } from './connection/errors';
+export { MutationTooLargeError, PUSH_MAX_FRAME_BYTES, PUSH_MAX_MUTATIONS } from './connection/push-limits';
 export { createConsoleSink, Logger, type LogContext, type LogLevel, type LogSink } from './logging/index';
 export { noopMetrics, type Gauge, type Metrics, type StateMetric } from './metrics/metrics';
 export { LAST_CONNECT_ERROR, TIME_TO_CONNECT_MS } from './metrics/metric-names';

@@ -5,6 +5,7 @@ import { FakeSocketServer } from './connection/testing/fake-socket';
 import { seededRandom } from './connection/testing/harness';
 import type { WriteTransaction } from './db/transaction-types';
 import { MemoryKvProvider } from './kv/memory-provider';
+import { MutationTooLargeError, PUSH_MAX_FRAME_BYTES } from './connection/push-limits';
 import { Reflect, storeName, type ConnectionStatus } from './reflect';
 
 const mutators = {
@@ -141,6 +142,17 @@ describe('Reflect', () => {
     expect(server.sockets).toHaveLength(0);
     r.reconnect();
     expect(server.sockets).toHaveLength(0);
+  });
+
+  it('refuses at mutate time a mutation no push frame can carry, and goes on with the others', async () => {
+    const { r } = setup(null);
+    const huge = 'x'.repeat(PUSH_MAX_FRAME_BYTES);
+    await expect(r.mutate.put({ key: 'big', value: huge as never })).rejects.toBeInstanceOf(MutationTooLargeError);
+    await r.mutate.put({ key: 'small', value: 1 });
+    expect(await r.query((tx) => tx.get('big'))).toBeUndefined();
+    // Only the small one waits to be pushed.
+    expect(r.pendingMutationCount).toBe(1);
+    expect(await r.query((tx) => tx.get('small'))).toBe(1);
   });
 
   it('close() closes the socket and the store', async () => {

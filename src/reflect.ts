@@ -10,6 +10,7 @@ import type { ConnectionEnvironment } from './connection/environment';
 import { randomUUID } from './connection/random-id';
 import type { ConnectionState } from './connection/state';
 import { LocalMutationSignal, StoreSyncTarget } from './connection/store-sync-target';
+import { assertMutationFitsPush } from './connection/push-limits';
 import type { IndexDefinitions } from './db/index-definition';
 import type { StoreLogger } from './db/logger';
 import type { Store } from './db/store';
@@ -499,6 +500,8 @@ export class Reflect<MD extends MutatorDefs = MutatorDefs> {
     const mutators: Record<string, (args?: unknown) => Promise<unknown>> = {};
     for (const name of Object.keys(this.#options.mutators ?? {})) {
       mutators[name] = async (args?: unknown) => {
+        // A mutation no push frame can carry would block the queue for good: refused now.
+        assertMutationFitsPush(name, args as ReadonlyJSONValue, this.schemaVersion);
         const result = await (await this.#ready).mutate(name, args as ReadonlyJSONValue);
         // Where commits are cheap, resolve only once the mutation is in the write-ahead log: durable whatever happens next.
         if (this.#waitForLog) await this.#local?.whenLogged();

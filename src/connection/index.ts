@@ -29,3 +29,4 @@ export {
   type ConnectionErrorKind,
 } from './errors';
 export { alwaysOn, defaultEnvironment, documentVisibility, navigatorNetwork, reloadPage } from './default-environment';
+export { MutationTooLargeError, PUSH_MAX_FRAME_BYTES, PUSH_MAX_MUTATIONS } from './push-limits';

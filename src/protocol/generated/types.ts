@@ -178,5 +178,5 @@ export type ClientOptionsData = {
   readonly socketOrigin: string | null;
   readonly auth?: string;
   readonly schemaVersion?: string;
-  readonly logLevel?: "error" | "info" | "debug";
+  readonly logLevel?: "error" | "warn" | "info" | "debug";
 };
