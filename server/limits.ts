@@ -20,9 +20,13 @@ export const DEFAULT_MAX_ROOMS = 10_000;
 export const DEFAULT_ROOMS_PER_USER = 100;
 export const DEFAULT_ROOMS_PER_ADDRESS = 100;
 export const DEFAULT_ROOM_QUOTA_WINDOW_MS = 60 * 60 * 1000;
-/** Per-connection rate limits (back-pressure beyond them). */
-export const DEFAULT_MUTATIONS_PER_SECOND = 10_000;
-export const DEFAULT_MUTATION_BURST = 20_000;
+/**
+ * Per-connection rate limits (back-pressure beyond them). The burst lets a
+ * client back from a long offline session (100,000 mutations) drain at once;
+ * the room's CPU budget still keeps it from starving other rooms.
+ */
+export const DEFAULT_MUTATIONS_PER_SECOND = 20_000;
+export const DEFAULT_MUTATION_BURST = 100_000;
 export const DEFAULT_BYTES_PER_SECOND = 8 * 1024 * 1024;
 export const DEFAULT_BYTE_BURST = 16 * 1024 * 1024;
 /** A connection that sends nothing (no frame, no pong) for this long is closed. Clients ping every 5 s when quiet. */
