@@ -42,7 +42,7 @@ export interface LazyDagStoreOptions {
 }
 
 interface MemoryChunk {
-  readonly chunk: Chunk;
+  chunk: Chunk;
   count: number;
 }
 
@@ -186,20 +186,24 @@ export class LazyDagStore implements DagStore {
    * stored the parent without it) is collected once nothing else holds it.
    */
   markPersisted(chunks: Iterable<Chunk>): void {
-    const released: Chunk[] = [];
     for (const { hash } of chunks) {
       const entry = this.#mem.get(hash);
       if (entry === undefined) continue;
       this.#mem.delete(hash);
       this.#cache.put(entry.chunk, estimateChunkSize(entry.chunk));
-      released.push(entry.chunk);
+      this.#release(entry.chunk.refs);
     }
-    while (released.length > 0) {
-      for (const ref of released.pop()!.refs) {
+  }
+
+  /** Memory-only chunks lose a reference each (once per occurrence); those left with none are collected, and let go of theirs. */
+  #release(refs: readonly Hash[]): void {
+    const pending = [refs];
+    while (pending.length > 0) {
+      for (const ref of pending.pop()!) {
         const child = this.#mem.get(ref);
         if (child === undefined || --child.count > 0) continue;
         this.#mem.delete(ref);
-        released.push(child.chunk);
+        pending.push(child.chunk.refs);
       }
     }
   }
@@ -283,8 +287,13 @@ export class LazyDagStore implements DagStore {
     return this.#createHash();
   }
 
-  /** @internal Applies a write's chunks and head moves; runs under the write lock. */
-  async applyCommit(newChunks: ReadonlyMap<Hash, Chunk>, heads: ReadonlyMap<string, Hash | undefined>, oldHeads: ReadonlyMap<string, Hash | undefined>): Promise<void> {
+  /** @internal Applies a write's chunks, head moves and dropped refs; runs under the write lock. */
+  async applyCommit(
+    newChunks: ReadonlyMap<Hash, Chunk>,
+    heads: ReadonlyMap<string, Hash | undefined>,
+    oldHeads: ReadonlyMap<string, Hash | undefined>,
+    keptRefs: ReadonlyMap<Hash, readonly Hash[]> = new Map(),
+  ): Promise<void> {
     const deltas = new Map<Hash, number>();
     for (const [name, hash] of heads) {
       addDelta(deltas, oldHeads.get(name), -1);
@@ -315,8 +324,29 @@ export class LazyDagStore implements DagStore {
       this.#heads.set(name, hash);
       this.#dirtyHeads.add(name);
     }
+    // A chunk a head points at keeps all its refs (another view may read its trees).
+    const targets = keptRefs.size === 0 ? undefined : new Set(this.#heads.values());
+    for (const [hash, refs] of keptRefs) {
+      const entry = mem.get(hash);
+      if (entry === undefined || targets!.has(hash)) continue;
+      const dropped = withoutOnce(entry.chunk.refs, refs);
+      if (dropped === undefined) continue;
+      entry.chunk = { hash, data: entry.chunk.data, refs };
+      this.#release(dropped);
+    }
     if (heads.size > 0) this.#onCommit?.([...heads.keys()]);
   }
+}
+
+/** The refs of `all` that are not in `kept` (each kept occurrence matches one), or undefined when `kept` is not part of `all`. */
+function withoutOnce(all: readonly Hash[], kept: readonly Hash[]): Hash[] | undefined {
+  const left = [...all];
+  for (const ref of kept) {
+    const i = left.indexOf(ref);
+    if (i === -1) return undefined;
+    left.splice(i, 1);
+  }
+  return left;
 }
 
 class LazyDagRead implements DagRead {
@@ -379,6 +409,7 @@ class LazyDagRead implements DagRead {
 
 class LazyDagWrite extends LazyDagRead implements DagWrite {
   readonly #newChunks = new Map<Hash, Chunk>();
+  readonly #keptRefs = new Map<Hash, readonly Hash[]>();
   readonly #heads = new Map<string, Hash | undefined>();
   /** Each changed head's value before this write. */
   readonly #oldHeads = new Map<string, Hash | undefined>();
@@ -409,10 +440,15 @@ class LazyDagWrite extends LazyDagRead implements DagWrite {
     await this.#moveHead(name, undefined);
   }
 
+  keepOnlyRefs(hash: Hash, refs: readonly Hash[]): void {
+    this.assertOpen();
+    this.#keptRefs.set(hash, refs);
+  }
+
   async commit(): Promise<void> {
     this.assertOpen();
     try {
-      await this.store.applyCommit(this.#newChunks, this.#heads, this.#oldHeads);
+      await this.store.applyCommit(this.#newChunks, this.#heads, this.#oldHeads, this.#keptRefs);
     } finally {
       this.release();
     }

@@ -173,6 +173,10 @@ class PersistentWrite extends PersistentRead implements PersistentDagWrite {
     this.#heads.set(name, undefined);
   }
 
+  keepOnlyRefs(): void {
+    // Stored chunks keep their refs.
+  }
+
   async commit(): Promise<void> {
     const deltas = new Map<Hash, number>();
     const heads = [...this.#heads];

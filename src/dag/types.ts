@@ -28,6 +28,13 @@ export interface DagWrite extends DagRead {
   putChunk(chunk: Chunk): Promise<void>;
   setHead(name: string, hash: Hash): Promise<void>;
   removeHead(name: string): Promise<void>;
+  /**
+   * From this commit on, a chunk that lives only in memory (and that no head
+   * points at) holds `refs` of its refs and no more (a local commit below the head lets go of its
+   * trees); what it let go of is collected once nothing else holds it.
+   * Stored chunks keep theirs.
+   */
+  keepOnlyRefs(hash: Hash, refs: readonly Hash[]): void;
   /** Applies the writes atomically; ref counts are updated and unreferenced chunks deleted. */
   commit(): Promise<void>;
 }

@@ -105,3 +105,13 @@ export async function readChain(
   locals.reverse();
   return { snapshot: c as Commit<SnapshotCommitData>, locals };
 }
+
+/**
+ * Only the head's trees are ever read: the local commits below it let go of
+ * theirs (see DagWrite.keepOnlyRefs), so memory and storage do not keep a
+ * tree per pending mutation. Code that would build on such a commit replays
+ * its mutation instead.
+ */
+export function letGoOfTrees(dag: DagWrite, commits: readonly Commit[]): void {
+  for (const c of commits) if (isLocal(c)) dag.keepOnlyRefs(c.hash, [c.data.basisHash]);
+}

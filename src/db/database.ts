@@ -4,6 +4,7 @@ import type { DagStore, DagWrite, Hash } from '../dag/types';
 import type { PendingMutation } from '../sync/server-update';
 import { toDiff, type ChangeMap } from './change-set';
 import {
+  letGoOfTrees,
   MAIN_HEAD,
   newCommitChunk,
   readChain,
@@ -120,7 +121,7 @@ export class Database {
     const head = await this.dag.withWrite(async (dag) => {
       let head = await readHeadCommit(dag, this.headName);
       if (head === undefined) head = await this.writeGenesis(dag);
-      const fixed = await ensureIndexes(dag, head, this.ctx);
+      const fixed = await ensureIndexes(dag, head, this.ctx, (name) => this.mutatorFor(name));
       if (fixed !== head) await dag.setHead(this.headName, fixed.hash);
       await dag.commit();
       return fixed;
@@ -298,6 +299,7 @@ export class Database {
     try {
       const out = await runMutation(dag, this.head, input, mutator, reason, this.ctx);
       await dag.setHead(this.headName, out.commit.hash);
+      letGoOfTrees(dag, [this.head]);
       await dag.commit();
       this.moveHead(out.commit);
       if (input.clientID === this.clientID) this.nextID = Math.max(this.nextID, input.mutationID + 1);
@@ -342,6 +344,7 @@ export class Database {
         const { snapshot, locals } = await readChain(dag, next);
         const diff = await diffCommits(dag, this.head.data, next.data, 'all', this.ctx);
         await dag.setHead(this.headName, next.hash);
+        letGoOfTrees(dag, locals.slice(0, -1));
         await dag.commit();
         this.adoptHead(next, snapshot, locals);
         const change = this.makeChange(diff);
@@ -371,6 +374,7 @@ export class Database {
         const { snapshot, locals } = await readChain(dag, head);
         const diff = await diffCommits(dag, this.head.data, head.data, 'all', this.ctx);
         await dag.setHead(this.headName, head.hash);
+        letGoOfTrees(dag, locals.slice(0, -1));
         await dag.commit();
         this.adoptHead(head, snapshot, locals);
         const change = this.makeChange(diff);

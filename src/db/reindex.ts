@@ -10,6 +10,8 @@ import {
 } from './commit';
 import type { DbContext } from './db-context';
 import { indexKeysFor, sameIndexDefinition, type CompiledIndex } from './index-definition';
+import { runMutation } from './mutation-runner';
+import type { MutatorDefs } from './transaction-types';
 
 function indexesMatch(data: CommitData, ctx: DbContext): boolean {
   if (data.indexes.length !== ctx.indexes.length) return false;
@@ -23,14 +25,34 @@ function indexesMatch(data: CommitData, ctx: DbContext): boolean {
  * When the store is opened with other index definitions than its head was
  * built with, rewrites the head's chain (snapshot and pending local commits)
  * with index maps for the new definitions. Returns the head unchanged when
- * they already match.
+ * they already match. A local commit is rewritten from what it changed, or,
+ * when its trees were let go of (below the head), replayed with its mutator.
  */
-export async function ensureIndexes(dag: DagWrite, head: Commit, ctx: DbContext): Promise<Commit> {
+export async function ensureIndexes(
+  dag: DagWrite,
+  head: Commit,
+  ctx: DbContext,
+  mutatorFor: (name: string) => MutatorDefs[string] | undefined,
+): Promise<Commit> {
   if (indexesMatch(head.data, ctx)) return head;
   const { snapshot, locals } = await readChain(dag, head);
   let basis: Commit = await rewriteSnapshot(dag, snapshot, ctx);
-  for (const local of locals) basis = await rewriteLocal(dag, basis, local, ctx);
+  const trees = await Promise.all(locals.map((local) => dag.hasChunk(local.data.valueHash)));
+  const replay = trees.includes(false);
+  for (const local of locals) basis = replay ? await replayLocal(dag, basis, local, mutatorFor, ctx) : await rewriteLocal(dag, basis, local, ctx);
   return basis;
+}
+
+async function replayLocal(
+  dag: DagWrite,
+  basis: Commit,
+  local: Commit<LocalCommitData>,
+  mutatorFor: (name: string) => MutatorDefs[string] | undefined,
+  ctx: DbContext,
+): Promise<Commit> {
+  const d = local.data;
+  const input = { name: d.mutatorName, args: d.mutatorArgs, clientID: d.clientID, mutationID: d.mutationID, timestamp: d.timestamp, originalHash: d.originalHash };
+  return (await runMutation(dag, basis, input, mutatorFor(d.mutatorName), 'rebase', ctx)).commit;
 }
 
 async function buildIndex(dag: DagWrite, ix: CompiledIndex, valueHash: string, ctx: DbContext): Promise<IndexRecord> {

@@ -75,6 +75,18 @@ describe('persistence on IndexedDB (fake-indexeddb)', () => {
     await c.close();
   });
 
+  it('reopening with new index definitions rebuilds the indexes over several pending mutations (replayed: only the head kept its trees)', async () => {
+    const a = await open('reopen-5');
+    await a.mutate('put', { key: 'u1', value: { name: 'ann' } });
+    await a.mutate('put', { key: 'u2', value: { name: 'bo' } });
+    await a.mutate('del', 'u1');
+    await a.close();
+    const b = await open('reopen-5', 'c1', { byName: { jsonPointer: '/name' } });
+    expect(await b.query((tx) => tx.scan({ indexName: 'byName' }).keys().toArray())).toEqual([['bo', 'u2']]);
+    expect(b.pendingMutations().map((m) => m.id)).toEqual([1, 2, 3]);
+    await b.close();
+  });
+
   it('persists in the background through the scheduler', async () => {
     const timers = new ManualTimers();
     const a = await createStore({ name: 'reopen-4', clientID: 'c1', mutators: basicMutators, timers, logger: new RecordingLogger() });

@@ -52,8 +52,6 @@ export interface ClientStoreOptions {
   readonly onLogged?: () => void;
   /** This client's record or its group is gone from the shared store (collected, disabled, or the database deleted). */
   readonly onClientStateNotFound: () => void;
-  /** How much of the view each write of a persist stores. @default PERSIST_BATCH_MAX_BYTES */
-  readonly persistBatchBytes?: number;
 }
 
 export interface ClientStore {
@@ -132,7 +130,6 @@ export async function openClientStore(o: ClientStoreOptions): Promise<ClientStor
     startHead: joined.headHash,
     keepOwnSnapshot: o.keepOwnSnapshot,
     onGroupHeadMoved: () => o.onGroupHeadMoved?.(),
-    ...(o.persistBatchBytes === undefined ? {} : { persistBatchBytes: o.persistBatchBytes }),
   });
 
   let lost = false;

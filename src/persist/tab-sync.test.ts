@@ -146,42 +146,6 @@ describe('tabs of one client group', () => {
     }
   });
 
-  it('a view bigger than a write stores in several writes, each a longer prefix of its chain, and then whole', async () => {
-    const writes: number[] = [];
-    const provider = new MemoryKvProvider(`batches-${Math.random()}`);
-    const counting: KvProvider = {
-      durable: false,
-      list: () => provider.list(),
-      drop: (name) => provider.drop(name),
-      async open(name) {
-        const kv = await provider.open(name);
-        return {
-          read: () => kv.read(),
-          write: async () => {
-            const w = await kv.write();
-            const commit = w.commit.bind(w);
-            return Object.assign(w, { commit: async () => void (await commit(), writes.push(writes.length)) });
-          },
-          close: () => kv.close(),
-          get closed() {
-            return kv.closed;
-          },
-        };
-      },
-    };
-    tabs = new Tabs({ frozen: true, provider: counting, persistBatchBytes: 1 });
-    const a = await tabs.open();
-    for (let i = 0; i < 5; i++) await a.client.store.mutate('put', { key: `k${i}`, value: i });
-    const before = writes.length;
-    expect(await a.client.sync()).toBe('synced');
-    // The log's trim is one more write; each of the 5 commits went in a write of its own.
-    expect(writes.length - before).toBeGreaterThanOrEqual(5);
-    const group = await groupRecord(tabs, a.client.clientGroupID);
-    expect(group?.mutationIDs).toEqual({ [a.id]: 5 });
-    const b = await tabs.open();
-    for (let i = 0; i < 5; i++) expect(await valueOf(b, `k${i}`)).toBe(i);
-  });
-
   it('a stored chain keeps the trees of its head only: the commits below it are stored without theirs', async () => {
     const stored: string[] = [];
     const provider = new MemoryKvProvider(`thin-${Math.random()}`);

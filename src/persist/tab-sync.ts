@@ -25,7 +25,6 @@ import { REFRESH_MAX_GATHER_BYTES } from '../../protocol/constants';
 import type { Chunk, Hash } from '../dag/types';
 import type { LazyDagStore } from '../dag/lazy-store';
 import type { PersistentDagStore } from '../dag/store';
-import { estimateChunkSize } from '../dag/chunk-size';
 import { readCommit, type CommitData, type SnapshotCommitData } from '../db/commit';
 import { compareCookies } from '../db/cookie-order';
 import type { Database } from '../db/database';
@@ -35,10 +34,6 @@ import { readClient, readGroup, writeClient, writeGroup, type ClientGroupRecord 
 
 /** A sync starts over this many times when other tabs keep moving the group head, then gives up until the next one. */
 const MAX_SYNC_ATTEMPTS = 5;
-/** About this much of a view is stored per write; a view with more goes in several. */
-export const PERSIST_BATCH_MAX_BYTES = 1024 * 1024;
-/** A view still growing after this many writes is stored by the next sync. */
-const MAX_PERSIST_BATCHES = 1_000;
 const MERGE_HEAD = 'merge';
 
 export type SyncResult =
@@ -63,8 +58,6 @@ export interface TabSyncOptions {
   readonly onGroupHeadMoved?: (head: Hash) => void;
   /** @default REFRESH_MAX_GATHER_BYTES */
   readonly refreshGatherBytes?: number;
-  /** @default PERSIST_BATCH_MAX_BYTES */
-  readonly persistBatchBytes?: number;
 }
 
 /** What a chain holds, as far as the group record and merging care. */
@@ -203,53 +196,30 @@ export class TabSync {
     }
   }
 
-  /**
-   * Stores the view over the group head it merged last, in writes of about
-   * `persistBatchBytes` each: a big view goes as a series of ever longer
-   * prefixes of its chain, so that other tabs' writes (and this tab's log
-   * appends) come in between. 'synced' once the whole view is stored.
-   */
+  /** Stores the view over the group head it merged last. */
   async #storeView(): Promise<SyncResult | 'conflict'> {
-    const batchBytes = this.#o.persistBatchBytes ?? PERSIST_BATCH_MAX_BYTES;
-    for (let batch = 0; batch < MAX_PERSIST_BATCHES; batch++) {
-      const view = await this.#o.db.lock.run(() => this.#captureView(batchBytes));
-      const result = await this.#store(view, this.#merged!, view);
-      if (result !== 'synced' || view.whole) return result;
-    }
-    return 'busy';
+    const view = await this.#o.db.lock.run(() => this.#captureView());
+    return this.#store(view, this.#merged!, view);
   }
 
   /**
-   * The view as it stands and the chunks a store of it writes (or, past
-   * `batchBytes`, the longest prefix of its chain that fits, at least one
-   * commit). Run under the database lock: no commit can move the view (and
-   * collect its chunks) before they are gathered.
+   * The view as it stands and the chunks a store of it writes. Run under the
+   * database lock: no commit can move the view (and collect its chunks)
+   * before they are gathered.
    */
-  #captureView(batchBytes = Infinity): StoredHead & { readonly whole: boolean } {
-    const { db, memdag } = this.#o;
+  #captureView(): StoredHead {
+    const { db } = this.#o;
     const head = db.headCommit;
     const links = db.headChain();
-    let last = links.length - 1;
-    let chunks = this.#storedClosure(head.hash, new Set([head.hash]));
-    const first = Math.max(1, links.findIndex((l) => memdag.isMemoryOnly(l.hash)));
-    if (bytesOf(chunks) > batchBytes && first < last) {
-      // The last commit of the chain whose store fits; at least the first one not stored yet.
-      const closureAt = (i: number) => this.#storedClosure(links[i]!.hash, new Set([links[i]!.hash]));
-      let fit = -1;
-      for (let lo = first, hi = last - 1; lo <= hi; ) {
-        const mid = (lo + hi) >> 1;
-        if (bytesOf(closureAt(mid)) <= batchBytes) (fit = mid), (lo = mid + 1);
-        else hi = mid - 1;
-      }
-      last = fit === -1 ? first : fit;
-      chunks = closureAt(last);
-    }
-    const whole = last === links.length - 1;
-    const root = whole ? head.data.valueHash : (chunks.at(-1)!.data as unknown as CommitData).valueHash;
-    const mutations = links.slice(1, last + 1).map((l) => [l.mutation!.clientID, l.mutation!.id] as const);
-    const hashes = links.slice(0, last + 1).map((l) => l.hash);
-    const info = describePending(hashes, root, db.snapshotCommit.data.cookie, db.snapshotCommit.data.lastMutationIDs, mutations);
-    return { info, chunks, whole };
+    const mutations = links.slice(1).map((l) => [l.mutation!.clientID, l.mutation!.id] as const);
+    const info = describePending(
+      links.map((l) => l.hash),
+      head.data.valueHash,
+      db.snapshotCommit.data.cookie,
+      db.snapshotCommit.data.lastMutationIDs,
+      mutations,
+    );
+    return { info, chunks: this.#storedClosure(head.hash, new Set([head.hash])) };
   }
 
   /**
@@ -316,12 +286,6 @@ function storedForm(chunk: Chunk, heads: ReadonlySet<Hash>): Chunk {
   const data = chunk.data as unknown as CommitData;
   if (heads.has(chunk.hash) || typeof data !== 'object' || data === null || Array.isArray(data) || data.type !== 'local') return chunk;
   return { hash: chunk.hash, data: chunk.data, refs: [data.basisHash] };
-}
-
-function bytesOf(chunks: readonly Chunk[]): number {
-  let bytes = 0;
-  for (const chunk of chunks) bytes += estimateChunkSize(chunk);
-  return bytes;
 }
 
 function describeChain(chain: Chain): HeadInfo {

@@ -118,12 +118,8 @@ async function assertViewConsistent(live: Live): Promise<void> {
   for (const m of pending) expect(await store.query((tx) => tx.has(`m/${m.clientID}/${m.id}`))).toBe(true);
 }
 
-async function run(actions: readonly Action[], provider?: () => KvProvider, persistBatchBytes?: number): Promise<void> {
-  const tabs = new Tabs({
-    frozen: true,
-    ...(provider === undefined ? {} : { provider: provider() }),
-    ...(persistBatchBytes === undefined ? {} : { persistBatchBytes }),
-  });
+async function run(actions: readonly Action[], provider?: () => KvProvider): Promise<void> {
+  const tabs = new Tabs({ frozen: true, ...(provider === undefined ? {} : { provider: provider() }) });
   const server = new ModelServer();
   const live: Live[] = [];
   const made = new Set<string>();
@@ -241,13 +237,6 @@ describe('tabs over one shared store, random lifecycles', () => {
     await fc.assert(
       fc.asyncProperty(fc.array(action, { minLength: 5, maxLength: 30 }), (actions) => run(actions, () => new IDBKvProvider(new IDBFactory()))),
       { numRuns: 25 },
-    );
-  }, 120_000);
-
-  it('the same when tabs store their views in writes of a commit or two each', async () => {
-    await fc.assert(
-      fc.asyncProperty(fc.array(action, { minLength: 5, maxLength: 40 }), (actions) => run(actions, undefined, 1)),
-      { numRuns: 100 },
     );
   }, 120_000);
 });

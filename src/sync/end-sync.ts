@@ -1,4 +1,4 @@
-import { readChain, readCommit, SYNC_HEAD, type Commit, type SnapshotCommitData } from '../db/commit';
+import { letGoOfTrees, readChain, readCommit, SYNC_HEAD, type Commit, type SnapshotCommitData } from '../db/commit';
 import { diffCommits } from '../db/commit-diff';
 import type { Database } from '../db/database';
 import { rebaseLocals } from '../db/rebase';
@@ -35,6 +35,7 @@ export async function endSync(db: Database, start: SyncStart): Promise<StoreChan
 
       await dag.setHead(db.headName, rebased.head.hash);
       await dag.removeHead(SYNC_HEAD);
+      letGoOfTrees(dag, rebased.locals.slice(0, -1));
       await dag.commit();
 
       for (const c of locals) db.forgetWrittenKeys(c.hash);

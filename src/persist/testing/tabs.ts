@@ -36,8 +36,6 @@ export interface TabsOptions {
   readonly logName?: string;
   /** No background persist ever runs: only explicit syncs and closes store anything. */
   readonly frozen?: boolean;
-  /** How much of a view each write of a sync stores. @default PERSIST_BATCH_MAX_BYTES */
-  readonly persistBatchBytes?: number;
 }
 
 let namespaces = 0;
@@ -49,7 +47,6 @@ export class Tabs {
   readonly #logName: string;
   readonly clock: FakeClock;
   readonly #frozen: boolean;
-  readonly #persistBatchBytes: number | undefined;
   readonly #open = new Set<Tab>();
   #nextID = 1;
   #connected = new Set<string>();
@@ -60,7 +57,6 @@ export class Tabs {
     this.#dataName = options.dataName ?? 'data';
     this.#logName = options.logName ?? 'log';
     this.#frozen = options.frozen ?? false;
-    this.#persistBatchBytes = options.persistBatchBytes;
   }
 
   /** The shared store (opened once: every tab gets a connection of its own, as tabs do). */
@@ -103,7 +99,6 @@ export class Tabs {
       newClientGroupID: () => `group-of-${id}`,
       keepOwnSnapshot: () => this.#connected.has(id),
       onClientStateNotFound: () => lost.push(id),
-      ...(this.#persistBatchBytes === undefined ? {} : { persistBatchBytes: this.#persistBatchBytes }),
     });
     Object.assign(tab, { client, errors, lost });
     this.#open.add(tab);
