@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { expectedState, scenarioArbitrary, toMutation, type Scenario } from '../conformance/server/convergence-model';
+import { expectedState, framesInSendingOrder, scenarioArbitrary, toMutation, type Scenario } from '../conformance/server/convergence-model';
 import { appState, hasAppState } from './test-support/app-state';
 import { startNodeCluster, type NodeCluster } from './test-support/node-cluster';
 import { TestClient, uniqueID } from './test-support/test-client';
@@ -26,23 +26,12 @@ async function runScenario(scenario: Scenario): Promise<void> {
   });
   try {
     await Promise.all(clients.map((c) => c.ready()));
-    // Every client's frames, then sent interleaved as the scenario says, without waiting for acks.
-    const frames = scenario.clients.map((plan, i) => {
-      const mutations = plan.ops.map((op) => {
-        const { name, args } = toMutation(i, op);
-        return clients[i]!.mutation(name, args);
-      });
-      const out = [];
-      for (let k = 0; k < mutations.length; k += plan.batch) out.push(mutations.slice(k, k + plan.batch));
-      return out;
+    // Every client's frames, sent interleaved as the scenario says, without waiting for acks.
+    const frames = framesInSendingOrder(scenario, (i, op) => {
+      const { name, args } = toMutation(i, op);
+      return clients[i]!.mutation(name, args);
     });
-    const sending = frames.map((_, i) => i).filter((i) => frames[i]!.length > 0);
-    for (let step = 0; sending.length > 0; step++) {
-      const pick = (scenario.interleaving[step] ?? step) % sending.length;
-      const i = sending[pick]!;
-      clients[i]!.push(frames[i]!.shift()!);
-      if (frames[i]!.length === 0) sending.splice(pick, 1);
-    }
+    for (const [i, frame] of frames) clients[i]!.push(frame);
     const expected = expectedState(scenario);
     await Promise.all(
       clients.map(async (c, i) => {

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hasAppState } from './test-support/app-state';
 import { isRunning } from './test-support/child-server';
 import { startNodeCluster, type NodeCluster } from './test-support/node-cluster';
-import { streamState, StreamingClient } from './test-support/push-stream';
+import { connectStreams, streamState, streamWithDisruption, TRIAL } from './test-support/push-stream';
 import { uniqueID } from './test-support/test-client';
 
 /**
@@ -10,11 +10,7 @@ import { uniqueID } from './test-support/test-client';
  * pushes: its clients move to another node, nothing acknowledged is lost,
  * nothing is applied twice.
  */
-const NODES = 3;
-const CLIENTS = 6;
-const MUTATIONS = 24;
-const IN_FLIGHT = 4;
-const TRIALS = 20;
+const { nodes: NODES, mutations: MUTATIONS, count: TRIALS } = TRIAL;
 let cluster: NodeCluster;
 
 beforeAll(async () => {
@@ -25,31 +21,11 @@ afterAll(() => cluster?.stop(), 30_000);
 async function trial(n: number): Promise<void> {
   const roomID = uniqueID(`kill-${n}`);
   const nodes = [...cluster.nodes];
-  const home = (i: number) => nodes[i % NODES]!;
-  const streams = Array.from({ length: CLIENTS }, (_, i) => new StreamingClient(roomID, home(i).url, MUTATIONS, IN_FLIGHT));
-  await Promise.all(streams.map((s) => s.client.ready()));
+  const streams = await connectStreams(roomID, nodes.map((node) => node.url));
   const victim = n % NODES;
-  const killAfter = Math.floor(CLIENTS * MUTATIONS * (0.2 + 0.5 * Math.random()));
-  const ackedTotal = () => streams.reduce((sum, s) => sum + s.acked, 0);
-  let killing: Promise<void> | undefined;
-  let ackedAtKill: number[] = [];
-  let killStarted = () => {};
-  const started = new Promise<void>((resolve) => (killStarted = resolve));
-  const done = new Promise<void>((resolve) => {
-    const step = () => {
-      if (killing === undefined && ackedTotal() >= killAfter) {
-        ackedAtKill = streams.map((s) => s.acked);
-        killing = cluster.kill(nodes[victim]!);
-        killStarted();
-      }
-      for (const s of streams) s.fill();
-      if (streams.every((s) => s.done)) resolve();
-    };
-    for (const s of streams) s.onMessage = step;
-    step();
-  });
-  await started;
-  await killing;
+  const run = streamWithDisruption(streams, MUTATIONS, () => cluster.kill(nodes[victim]!));
+  const { ackedBefore: ackedAtKill, disruption } = await run.disrupted;
+  await disruption;
   expect(isRunning(nodes[victim]!.pid)).toBe(false);
   const replacement = cluster.startNode();
   // The victim's clients see their socket close and move to the next node, from what they saw acknowledged.
@@ -60,7 +36,7 @@ async function trial(n: number): Promise<void> {
     expect(s.client.errors, 'a reconnect from what was acknowledged is accepted').toEqual([]);
     await s.client.until(() => s.client.pokes.length > 0 || s.client.lmid >= ackedAtKill[streams.indexOf(s)]!, 'catch-up');
   }
-  await done;
+  await run.done;
   const expected = streamState(streams.map((s) => s.clientID), MUTATIONS);
   for (const [i, s] of streams.entries()) {
     expect(s.acked).toBeGreaterThanOrEqual(ackedAtKill[i]!);

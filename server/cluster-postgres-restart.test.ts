@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hasAppState } from './test-support/app-state';
 import { startNodeCluster, type NodeCluster } from './test-support/node-cluster';
-import { streamState, StreamingClient } from './test-support/push-stream';
+import { connectStreams, streamState, streamWithDisruption, TRIAL } from './test-support/push-stream';
 import { uniqueID } from './test-support/test-client';
 
 /**
@@ -10,11 +10,7 @@ import { uniqueID } from './test-support/test-client';
  * acknowledged while PostgreSQL is away), nothing acknowledged is lost and
  * nothing is applied twice.
  */
-const NODES = 3;
-const CLIENTS = 6;
-const MUTATIONS = 24;
-const IN_FLIGHT = 4;
-const TRIALS = 20;
+const { nodes: NODES, mutations: MUTATIONS, count: TRIALS } = TRIAL;
 let cluster: NodeCluster;
 
 beforeAll(async () => {
@@ -24,32 +20,13 @@ afterAll(() => cluster?.stop(), 30_000);
 
 async function trial(n: number): Promise<void> {
   const roomID = uniqueID(`restart-${n}`);
-  const streams = Array.from({ length: CLIENTS }, (_, i) => new StreamingClient(roomID, cluster.nodes[i % NODES]!.url, MUTATIONS, IN_FLIGHT));
-  await Promise.all(streams.map((s) => s.client.ready()));
-  const restartAfter = Math.floor(CLIENTS * MUTATIONS * (0.2 + 0.5 * Math.random()));
-  const ackedTotal = () => streams.reduce((sum, s) => sum + s.acked, 0);
-  let restarting: Promise<void> | undefined;
-  let ackedAtRestart: number[] = [];
-  let restartStarted = () => {};
-  const started = new Promise<void>((resolve) => (restartStarted = resolve));
-  const done = new Promise<void>((resolve) => {
-    const step = () => {
-      if (restarting === undefined && ackedTotal() >= restartAfter) {
-        ackedAtRestart = streams.map((s) => s.acked);
-        restarting = cluster.postgres.restart();
-        restartStarted();
-      }
-      for (const s of streams) s.fill();
-      if (streams.every((s) => s.done)) resolve();
-    };
-    for (const s of streams) s.onMessage = step;
-    step();
-  });
-  await started;
+  const streams = await connectStreams(roomID, cluster.nodes.map((node) => node.url));
   const oldPid = cluster.postgres.pid();
-  await restarting;
+  const run = streamWithDisruption(streams, MUTATIONS, () => cluster.postgres.restart());
+  const { ackedBefore: ackedAtRestart, disruption } = await run.disrupted;
+  await disruption;
   expect(cluster.postgres.pid()).not.toBe(oldPid);
-  await done;
+  await run.done;
   const expected = streamState(streams.map((s) => s.clientID), MUTATIONS);
   for (const [i, s] of streams.entries()) {
     expect(s.acked).toBeGreaterThanOrEqual(ackedAtRestart[i]!);

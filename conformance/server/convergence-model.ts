@@ -78,3 +78,25 @@ export function expectedState(scenario: Scenario): KeyValues {
   });
   return state;
 }
+
+/**
+ * Every client's mutations cut into push frames of its `batch` size, in the
+ * order the scenario interleaves them: [client index, frame] pairs.
+ */
+export function framesInSendingOrder<M>(scenario: Scenario, mutation: (clientIndex: number, op: PlannedOp) => M): [number, M[]][] {
+  const frames = scenario.clients.map((plan, index) => {
+    const mutations = plan.ops.map((op) => mutation(index, op));
+    const out: M[][] = [];
+    for (let i = 0; i < mutations.length; i += plan.batch) out.push(mutations.slice(i, i + plan.batch));
+    return out;
+  });
+  const order: [number, M[]][] = [];
+  const sending = frames.map((_, index) => index).filter((index) => frames[index]!.length > 0);
+  for (let step = 0; sending.length > 0; step++) {
+    const pick = (scenario.interleaving[step] ?? step) % sending.length;
+    const index = sending[pick]!;
+    order.push([index, frames[index]!.shift()!]);
+    if (frames[index]!.length === 0) sending.splice(pick, 1);
+  }
+  return order;
+}

@@ -66,3 +66,44 @@ export class StreamingClient {
     return c;
   }
 }
+
+/**
+ * Streams every client's mutations; once a random share (20–70 %) of all of
+ * them is acknowledged, starts `disrupt` (kill a node, restart PostgreSQL)
+ * without pausing the stream. `disrupted` resolves then, with what each
+ * client had seen acknowledged and the disruption under way; `done` once
+ * every mutation is acknowledged.
+ */
+export function streamWithDisruption(
+  streams: readonly StreamingClient[],
+  total: number,
+  disrupt: () => Promise<void>,
+): { disrupted: Promise<{ ackedBefore: number[]; disruption: Promise<void> }>; done: Promise<void> } {
+  const after = Math.floor(streams.length * total * (0.2 + 0.5 * Math.random()));
+  let fired = false;
+  let disrupted!: (value: { ackedBefore: number[]; disruption: Promise<void> }) => void;
+  const started = new Promise<{ ackedBefore: number[]; disruption: Promise<void> }>((resolve) => (disrupted = resolve));
+  const done = new Promise<void>((resolve) => {
+    const step = () => {
+      if (!fired && streams.reduce((sum, s) => sum + s.acked, 0) >= after) {
+        fired = true;
+        disrupted({ ackedBefore: streams.map((s) => s.acked), disruption: disrupt() });
+      }
+      for (const s of streams) s.fill();
+      if (streams.every((s) => s.done)) resolve();
+    };
+    for (const s of streams) s.onMessage = step;
+    step();
+  });
+  return { disrupted: started, done };
+}
+
+/** The disruption trials: 3 nodes, 6 clients spread over them, 24 mutations each with 4 in flight, 20 trials. */
+export const TRIAL = { nodes: 3, clients: 6, mutations: 24, inFlight: 4, count: 20 } as const;
+
+/** The trial's clients of a fresh room, client i on node i mod the nodes, connected and caught up. */
+export async function connectStreams(roomID: string, urls: readonly string[]): Promise<StreamingClient[]> {
+  const streams = Array.from({ length: TRIAL.clients }, (_, i) => new StreamingClient(roomID, urls[i % urls.length]!, TRIAL.mutations, TRIAL.inFlight));
+  await Promise.all(streams.map((s) => s.client.ready()));
+  return streams;
+}

@@ -1,10 +1,9 @@
 import fc from 'fast-check';
-import type { Mutation } from '../../../src/protocol';
 import { CheckFailure } from '../../shared/check-failure';
 import { describeStateDiff, statesEqual } from '../../shared/state-diff';
 import type { Check } from '../check';
 import type { CheckContext } from '../check-context';
-import { expectedState, scenarioArbitrary, toMutation, type Scenario } from '../convergence-model';
+import { expectedState, framesInSendingOrder, scenarioArbitrary, toMutation, type Scenario } from '../convergence-model';
 import type { SyncClient } from '../sync-client';
 
 /** Runs one scenario in a fresh room; throws CheckFailure on the first broken invariant. */
@@ -17,22 +16,11 @@ async function runScenario(ctx: CheckContext, scenario: Scenario): Promise<void>
     await Promise.all(clients.map((client) => client.connect()));
 
     // Every client's frames, prepared up front, then sent interleaved.
-    const frames = scenario.clients.map((plan, index) => {
-      const mutations = plan.ops.map((op) => {
-        const { name, args } = toMutation(index, op);
-        return clients[index]!.mutation(name, args);
-      });
-      const batches: Mutation[][] = [];
-      for (let i = 0; i < mutations.length; i += plan.batch) batches.push(mutations.slice(i, i + plan.batch));
-      return batches;
+    const frames = framesInSendingOrder(scenario, (index, op) => {
+      const { name, args } = toMutation(index, op);
+      return clients[index]!.mutation(name, args);
     });
-    const sending = frames.map((_, index) => index).filter((index) => frames[index]!.length > 0);
-    for (let step = 0; sending.length > 0; step++) {
-      const pick = (scenario.interleaving[step] ?? step) % sending.length;
-      const index = sending[pick]!;
-      clients[index]!.push(frames[index]!.shift()!);
-      if (frames[index]!.length === 0) sending.splice(pick, 1);
-    }
+    for (const [index, frame] of frames) clients[index]!.push(frame);
 
     const expected = expectedState(scenario);
     await Promise.all(
