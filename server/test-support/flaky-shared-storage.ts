@@ -1,0 +1,61 @@
+import { MemoryStorage } from '../storage/memory-storage';
+import { StorageUnavailableError, type BatchCommit, type ClusterEvent, type RoomChanges, type RoomLock, type RoomState, type SharedStorage } from '../storage/types';
+
+/**
+ * A SharedStorage in memory whose database can be switched off (`down`):
+ * then every call fails with StorageUnavailableError, as PostgreSQL's
+ * storage does while the database is unreachable. For tests of a node's
+ * behaviour without a database's own timing.
+ */
+export class FlakySharedStorage extends MemoryStorage implements SharedStorage {
+  readonly shared = true;
+  down = false;
+  /** Calls refused because the storage was down. */
+  refused = 0;
+
+  private check(): void {
+    if (!this.down) return;
+    this.refused++;
+    throw new StorageUnavailableError('PostgreSQL is unavailable (switched off by the test)');
+  }
+
+  override async loadRoom(roomID: string) {
+    this.check();
+    return super.loadRoom(roomID);
+  }
+
+  async changesSince(roomID: string, version: number): Promise<RoomChanges | undefined> {
+    this.check();
+    const room = await super.loadRoom(roomID);
+    if (room === undefined) return undefined;
+    const full = version < room.meta.tombstoneHorizon;
+    return { meta: room.meta, full, entries: room.entries.filter((e) => full || e.version > version), clients: full ? room.clients : [] };
+  }
+
+  async lockRoom(roomID: string, knownVersion: number): Promise<RoomLock | undefined> {
+    const changes = await this.changesSince(roomID, knownVersion);
+    if (changes === undefined) return undefined;
+    return {
+      changes,
+      commit: async (batch: BatchCommit) => {
+        this.check();
+        await this.commitBatch(roomID, batch);
+      },
+      release: async () => {},
+    };
+  }
+
+  async roomStates(roomIDs: readonly string[]): Promise<Map<string, RoomState>> {
+    this.check();
+    const states = new Map<string, RoomState>();
+    for (const id of roomIDs) {
+      const room = await super.loadRoom(id);
+      if (room !== undefined) states.set(id, { version: room.meta.version, closed: room.meta.closed });
+    }
+    return states;
+  }
+
+  async publish(_event: ClusterEvent): Promise<void> {}
+
+  async listen(_onEvent: (event: ClusterEvent) => void): Promise<void> {}
+}
