@@ -13,19 +13,19 @@ export class FlakySharedStorage extends MemoryStorage implements SharedStorage {
   /** Calls refused because the storage was down. */
   refused = 0;
 
-  private check(): void {
+  private refuseWhenDown(): void {
     if (!this.down) return;
     this.refused++;
     throw new StorageUnavailableError('PostgreSQL is unavailable (switched off by the test)');
   }
 
   override async loadRoom(roomID: string) {
-    this.check();
+    this.refuseWhenDown();
     return super.loadRoom(roomID);
   }
 
   async changesSince(roomID: string, version: number): Promise<RoomChanges | undefined> {
-    this.check();
+    this.refuseWhenDown();
     const room = await super.loadRoom(roomID);
     if (room === undefined) return undefined;
     const full = version < room.meta.tombstoneHorizon;
@@ -38,7 +38,7 @@ export class FlakySharedStorage extends MemoryStorage implements SharedStorage {
     return {
       changes,
       commit: async (batch: BatchCommit) => {
-        this.check();
+        this.refuseWhenDown();
         await this.commitBatch(roomID, batch);
       },
       release: async () => {},
@@ -46,7 +46,7 @@ export class FlakySharedStorage extends MemoryStorage implements SharedStorage {
   }
 
   async roomStates(roomIDs: readonly string[]): Promise<Map<string, RoomState>> {
-    this.check();
+    this.refuseWhenDown();
     const states = new Map<string, RoomState>();
     for (const id of roomIDs) {
       const room = await super.loadRoom(id);
