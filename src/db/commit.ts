@@ -55,11 +55,17 @@ export class InvalidCommitError extends Error {
   }
 }
 
+/**
+ * The tree hash of a local commit made below a head in one go (a rebase, a
+ * merge): its trees were never written (see letGoOfTrees). Never a chunk.
+ */
+export const UNKEPT_TREE: Hash = '';
+
 function commitRefs(data: CommitData): Hash[] {
   const refs: Hash[] = [];
   if (data.basisHash !== null) refs.push(data.basisHash);
-  refs.push(data.valueHash);
-  for (const ix of data.indexes) refs.push(ix.valueHash);
+  if (data.valueHash !== UNKEPT_TREE) refs.push(data.valueHash);
+  for (const ix of data.indexes) if (ix.valueHash !== UNKEPT_TREE) refs.push(ix.valueHash);
   return refs;
 }
 

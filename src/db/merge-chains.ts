@@ -9,10 +9,10 @@
  * head is the result as is.
  */
 import type { DagRead, DagWrite } from '../dag/types';
-import { readChain, type Commit, type LocalCommitData, type SnapshotCommitData } from './commit';
+import { readChain, UNKEPT_TREE, type Commit, type LocalCommitData, type SnapshotCommitData } from './commit';
 import { compareCookies } from './cookie-order';
 import type { DbContext } from './db-context';
-import { runMutation } from './mutation-runner';
+import { replayMutations } from './mutation-runner';
 import type { MutatorDefs } from './transaction-types';
 
 export interface Chain {
@@ -85,21 +85,21 @@ export async function applyMergePlan(
   const first = plan.base === 'ours' ? ours : theirs;
   let keep = plan.keep;
   // A commit stored without its trees (below the head it was stored under) cannot be built on: replay it too.
-  while (keep > 0 && !(await dag.hasChunk(first.locals[keep - 1]!.data.valueHash))) keep--;
-  let head: Commit = keep === 0 ? first.snapshot : first.locals[keep - 1]!;
-  for (const local of [...first.locals.slice(keep, plan.keep), ...plan.replay]) {
-    const d = local.data;
-    const input = {
-      name: d.mutatorName,
-      args: d.mutatorArgs,
-      clientID: d.clientID,
-      mutationID: d.mutationID,
-      timestamp: d.timestamp,
-      originalHash: local.hash,
-    };
-    head = (await runMutation(dag, head, input, mutatorFor(d.mutatorName), 'rebase', ctx)).commit;
-  }
-  return head;
+  while (keep > 0 && !(await hasTrees(dag, first.locals[keep - 1]!))) keep--;
+  const base: Commit = keep === 0 ? first.snapshot : first.locals[keep - 1]!;
+  const inputs = [...first.locals.slice(keep, plan.keep), ...plan.replay].map(({ hash, data: d }) => ({
+    name: d.mutatorName,
+    args: d.mutatorArgs,
+    clientID: d.clientID,
+    mutationID: d.mutationID,
+    timestamp: d.timestamp,
+    originalHash: hash,
+  }));
+  return (await replayMutations(dag, base, inputs, mutatorFor, ctx)).at(-1)?.commit ?? base;
+}
+
+async function hasTrees(dag: DagRead, commit: Commit): Promise<boolean> {
+  return commit.data.valueHash !== UNKEPT_TREE && dag.hasChunk(commit.data.valueHash);
 }
 
 /** Whether `all` holds every mutation of `some`. */

@@ -2,7 +2,7 @@ import type { ReadonlyJSONValue } from '../../protocol/json';
 import type { BTreeWriter } from '../btree/types';
 import type { DagWrite, Hash } from '../dag/types';
 import type { ChangeMap } from './change-set';
-import { newCommitChunk, type Commit, type CommitData, type IndexRecord, type LocalCommitData } from './commit';
+import { newCommitChunk, UNKEPT_TREE, type Commit, type CommitData, type IndexRecord, type LocalCommitData } from './commit';
 import type { DbContext } from './db-context';
 import { MapReaders } from './map-access';
 import type { MutatorDefs, TransactionReason } from './transaction-types';
@@ -45,6 +45,74 @@ export async function flushWriters(
     indexes.push(w ? { ...ix, valueHash: await w.flush() } : ix);
   }
   return { valueHash, indexes };
+}
+
+/**
+ * Replays mutations one after another on top of `basis` (with reason
+ * 'rebase': a throwing or missing mutator is logged, its writes undone, and
+ * its commit changes nothing). The trees are written once, for the last
+ * commit; the commits below it name none (UNKEPT_TREE), as commits below a
+ * head do once it moves on. Returns the commits, oldest first.
+ */
+export async function replayMutations(
+  dag: DagWrite,
+  basis: Commit,
+  inputs: readonly MutationInput[],
+  mutatorFor: (name: string) => MutatorDefs[string] | undefined,
+  ctx: DbContext,
+): Promise<MutationOutcome[]> {
+  const maps = openWriters(dag, basis.data, ctx);
+  const ran: { input: MutationInput; changes: ChangeMap }[] = [];
+  let changed = false;
+  for (const input of inputs) {
+    const tx = new WriteTransactionImpl(input.clientID, 'rebase', input.mutationID, maps, ctx.compare, ctx.indexes, ctx.onIndexSkip);
+    const mutator = mutatorFor(input.name);
+    let ok = mutator !== undefined;
+    if (mutator === undefined) {
+      ctx.logger.error(`Cannot replay mutation ${input.mutationID} of ${input.clientID}: no mutator named ${input.name}`);
+    } else {
+      try {
+        await mutator(tx, input.args);
+      } catch (e) {
+        ctx.logger.error(`Mutator ${input.name} threw while replaying mutation ${input.mutationID}`, e);
+        ok = false;
+      }
+    }
+    tx.close();
+    if (!ok) await undo(maps, tx.changes, ctx);
+    ran.push({ input, changes: ok ? tx.changes : new Map() });
+    changed ||= ok && tx.changes.size > 0;
+  }
+  const trees = await flushWriters(maps, basis.data, changed);
+  const out: MutationOutcome[] = [];
+  let head = basis;
+  for (const [i, { input, changes }] of ran.entries()) {
+    const last = i === ran.length - 1;
+    const data: LocalCommitData = {
+      type: 'local',
+      basisHash: head.hash,
+      mutationID: input.mutationID,
+      mutatorName: input.name,
+      mutatorArgs: input.args,
+      timestamp: input.timestamp,
+      clientID: input.clientID,
+      originalHash: input.originalHash,
+      valueHash: last ? trees.valueHash : UNKEPT_TREE,
+      indexes: last ? trees.indexes : trees.indexes.map((ix) => ({ ...ix, valueHash: UNKEPT_TREE })),
+    };
+    const chunk = newCommitChunk(dag, data);
+    await dag.putChunk(chunk);
+    head = { hash: chunk.hash, data };
+    out.push({ commit: { hash: chunk.hash, data }, changes, result: undefined });
+  }
+  return out;
+}
+
+/** Puts back what a failed mutation wrote (and its index entries). */
+async function undo(maps: MapReaders<BTreeWriter>, changes: ChangeMap, ctx: DbContext): Promise<void> {
+  const tx = new WriteTransactionImpl('', 'rebase', 0, maps, ctx.compare, ctx.indexes, undefined, () => {});
+  for (const [key, { oldValue }] of changes) await tx.write(key, oldValue);
+  tx.close();
 }
 
 /**

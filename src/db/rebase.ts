@@ -2,7 +2,7 @@ import type { DagWrite } from '../dag/types';
 import type { ChangeMap } from './change-set';
 import type { Commit, LocalCommitData, SnapshotCommitData } from './commit';
 import type { DbContext } from './db-context';
-import { runMutation } from './mutation-runner';
+import { replayMutations } from './mutation-runner';
 import type { MutatorDefs } from './transaction-types';
 
 export interface RebaseResult {
@@ -25,24 +25,18 @@ export async function rebaseLocals(
   ctx: DbContext,
 ): Promise<RebaseResult> {
   const acked = snapshot.data.lastMutationIDs;
-  let head: Commit = snapshot;
-  const out: Commit<LocalCommitData>[] = [];
-  const written = new Map<string, ChangeMap>();
-  for (const local of locals) {
-    const d = local.data;
-    if (d.mutationID <= (acked[d.clientID] ?? 0)) continue;
-    const input = {
+  const inputs = locals
+    .filter((local) => local.data.mutationID > (acked[local.data.clientID] ?? 0))
+    .map(({ hash, data: d }) => ({
       name: d.mutatorName,
       args: d.mutatorArgs,
       clientID: d.clientID,
       mutationID: d.mutationID,
       timestamp: d.timestamp,
-      originalHash: local.hash,
-    };
-    const r = await runMutation(dag, head, input, mutatorFor(d.mutatorName), 'rebase', ctx);
-    out.push(r.commit);
-    written.set(r.commit.hash, r.changes);
-    head = r.commit;
-  }
-  return { head, locals: out, written };
+      originalHash: hash,
+    }));
+  const replayed = await replayMutations(dag, snapshot, inputs, mutatorFor, ctx);
+  const written = new Map<string, ChangeMap>();
+  for (const r of replayed) written.set(r.commit.hash, r.changes);
+  return { head: replayed.at(-1)?.commit ?? snapshot, locals: replayed.map((r) => r.commit), written };
 }

@@ -1,5 +1,6 @@
 import type { DagWrite } from '../dag/types';
 import {
+  UNKEPT_TREE,
   newCommitChunk,
   readChain,
   type Commit,
@@ -37,7 +38,7 @@ export async function ensureIndexes(
   if (indexesMatch(head.data, ctx)) return head;
   const { snapshot, locals } = await readChain(dag, head);
   let basis: Commit = await rewriteSnapshot(dag, snapshot, ctx);
-  const trees = await Promise.all(locals.map((local) => dag.hasChunk(local.data.valueHash)));
+  const trees = await Promise.all(locals.map((local) => local.data.valueHash !== UNKEPT_TREE && dag.hasChunk(local.data.valueHash)));
   const replay = trees.includes(false);
   for (const local of locals) basis = replay ? await replayLocal(dag, basis, local, mutatorFor, ctx) : await rewriteLocal(dag, basis, local, ctx);
   return basis;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { makeTestStore } from '../db/test-helpers';
+import { basicMutators, makeTestStore } from '../db/test-helpers';
 import type { WriteTransaction } from '../db/transaction-types';
 import { OverlappingSyncError, UnexpectedBaseCookieError, WrongSyncHeadError } from './errors';
 import { createStore } from '../db/store';
@@ -119,6 +119,30 @@ describe('applyServerUpdate', () => {
     expect(logger.errors.some((m) => m.includes('threw while replaying'))).toBe(true);
     expect(await store.query((tx) => tx.has('f'))).toBe(false);
     expect(store.pendingMutations().map((m) => m.id)).toEqual([1]);
+  });
+
+  it('a mutator that writes and then throws at replay leaves none of its writes (nor index entries); the mutations after it still run', async () => {
+    const { store } = await makeTestStore({
+      indexes: { byOwner: { jsonPointer: '/owner' } },
+      mutators: {
+        ...basicMutators,
+        halfway: async (tx: WriteTransaction) => {
+          await tx.put('h', { owner: 'half' });
+          await tx.del('a');
+          if (tx.reason === 'rebase') throw new Error('cannot replay');
+        },
+      },
+    });
+    await store.mutate('put', { key: 'a', value: { owner: 'ann' } });
+    await store.mutate('halfway');
+    await store.mutate('put', { key: 'b', value: { owner: 'bo' } });
+    await store.applyServerUpdate({ baseCookie: null, cookie: 1, lastMutationIDChanges: {}, patch: [] });
+    expect(await store.query((tx) => tx.scan().keys().toArray())).toEqual(['a', 'b']);
+    expect(await store.query((tx) => tx.scan({ indexName: 'byOwner' }).keys().toArray())).toEqual([
+      ['ann', 'a'],
+      ['bo', 'b'],
+    ]);
+    expect(store.pendingMutations().map((m) => m.id)).toEqual([1, 2, 3]);
   });
 
   it('tells the pusher about each local mutation', async () => {
