@@ -32,6 +32,14 @@ export interface ScenarioClient {
   readonly visible?: boolean;
   /** @default '1' */
   readonly schemaVersion?: string;
+  /**
+   * Before the client under test starts, a tab of another build of the same
+   * user and room (one more mutator, so another client group) made this many
+   * `increment` mutations while offline and closed: mutations the client
+   * must recover (SPEC §7.2 pull, §8). "$orphanClientID" and "$orphanGroupID"
+   * stand for its ids.
+   */
+  readonly orphan?: { readonly mutations: number };
 }
 
 export type CallbackName = 'onUpdateNeeded' | 'onClientStateNotFound';
@@ -85,6 +93,12 @@ export type Step =
   | ({ readonly step: 'disconnect' } & Noted)
   /** The app calls close() (and waits for it). */
   | ({ readonly step: 'close' } & Noted)
+  /** The next pushes for the orphan's client group (mutation recovery; pings skipped) carry exactly these ids of its client, in order. */
+  | ({ readonly step: 'expectRecoveryPush'; readonly ids: readonly number[]; readonly within?: number } & Noted)
+  /** The next frame (pings skipped) is a recovery pull for the orphan's group, from `cookie` when given. */
+  | ({ readonly step: 'expectPull'; readonly cookie?: number | null; readonly within?: number } & Noted)
+  /** The server answers the last pull (its requestID) with these acknowledged ids of the orphan's group. */
+  | ({ readonly step: 'answerPull'; readonly cookie: number; readonly lastMutationIDChanges: Readonly<Record<string, number>> } & Noted)
   /** The next pushes (one or several frames; pings skipped) carry exactly these mutation ids, in order. */
   | ({
       readonly step: 'expectPush';

@@ -1,7 +1,7 @@
 /**
  * When mutation recovery runs: once connected after start-up, every
  * MUTATION_RECOVERY_INTERVAL_MS while the client lives, and once connected
- * again after the network came back. One round at a time; a round only runs
+ * again after the network came back or a round was interrupted. One round at a time; a round only runs
  * while the socket is connected.
  */
 import type { Timers } from '../connection/environment';
@@ -82,7 +82,9 @@ export class RecoveryRunner {
       stores: await o.registry.stores(o.now()),
     });
     try {
-      await recoverRound(o.channel, round, o.logger, o.onVersionNotSupported);
+      const outcomes = await recoverRound(o.channel, round, o.logger, o.onVersionNotSupported);
+      // The socket failed or the pull timed out: try again as soon as it is connected again.
+      if (outcomes.includes('interrupted')) this.#runOnConnect = true;
     } finally {
       await round.close();
     }

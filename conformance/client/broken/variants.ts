@@ -161,7 +161,29 @@ const staleToken: BrokenVariant = {
   },
 };
 
+/** Never recovers another client group: drops its own recovery pushes and pulls. */
+const noRecovery: BrokenVariant = {
+  name: 'noRecovery',
+  description: "drops every push for another client group and every pull (mutation recovery never reaches the server)",
+  breaks: ['recovery/push-under-other-group', 'recovery/pull-timeout', 'recovery/unknown-group-disabled'],
+  wrap: (factory) => (options) => {
+    let ownGroup: string | undefined;
+    const client = withSocket((Base) =>
+      wrapSocketConstructor(Base, {
+        send: (text) => {
+          if (isFrame(text, 'pull')) return null;
+          if (!isFrame(text, 'push') || ownGroup === undefined) return text;
+          return (JSON.parse(text) as ['push', { clientGroupID: string }])[1].clientGroupID === ownGroup ? text : null;
+        },
+      }),
+    )(factory)(options);
+    void Promise.resolve(client.clientGroupID).then((id) => (ownGroup = id));
+    return client;
+  },
+};
+
 export const brokenVariants: readonly BrokenVariant[] = [
+  noRecovery,
   resendAcknowledged,
   ignoreLocalCookie,
   neverPings,

@@ -5,7 +5,7 @@ import type { KeyValues } from '../../shared/client-view';
 import { describeStateDiff } from '../../shared/state-diff';
 import { readAll, type ClientFactory } from '../factory';
 import type { ExpectConnect, Scenario, Step } from '../scenario';
-import { ClientSession, CONFORMANCE_ROOM_ID } from './client-session';
+import { ClientSession, CONFORMANCE_ROOM_ID, makeOrphan, newStoreNamespace } from './client-session';
 import { checkConnectRequest } from './connect-check';
 import { MemoryTransport } from './memory-transport';
 import { substitute, type ClientIDs } from './placeholders';
@@ -47,7 +47,11 @@ export async function runScenario(scenario: Scenario, options: RunOptions): Prom
   if (scenario.skip !== undefined) return { name: scenario.name, status: 'skipped', skipReason: scenario.skip, transcript: [] };
   const clock = new ScenarioClock();
   const transport: ServerTransport = options.transport === 'ws' ? await WsTransport.start(() => clock.now()) : new MemoryTransport(() => clock.now());
-  const run = new ScenarioRun(scenario, options.factory, clock, transport);
+  const storeNamespace = newStoreNamespace();
+  const orphan = scenario.client?.orphan;
+  const orphanIDs =
+    orphan === undefined ? undefined : await makeOrphan(options.factory, clock, transport, storeNamespace, scenario.client?.schemaVersion, orphan.mutations);
+  const run = new ScenarioRun(scenario, options.factory, clock, transport, storeNamespace, orphanIDs);
   try {
     const failure = await run.execute();
     return { name: scenario.name, status: failure === undefined ? 'passed' : 'failed', ...(failure ? { failure } : {}), transcript: run.transcript };
@@ -66,6 +70,8 @@ class ScenarioRun {
   #current: SocketFrames | undefined;
   #autoPong = false;
   #serverLimits: { readonly maxMutationsPerPush: number; readonly maxFrameBytes: number } | undefined;
+  /** The requestID of the last recovery pull the client sent. */
+  #pullRequestID: string | undefined;
   readonly #closesLogged = new Set<SocketFrames>();
 
   constructor(
@@ -73,9 +79,15 @@ class ScenarioRun {
     factory: ClientFactory,
     private readonly clock: ScenarioClock,
     private readonly transport: ServerTransport,
+    storeNamespace: string,
+    orphan: { clientID: string; clientGroupID: string } | undefined,
   ) {
-    this.#session = new ClientSession(factory, clock, transport, scenario.client);
-    this.#ids = { clientID: this.#session.client.clientID, clientGroupID: '' };
+    this.#session = new ClientSession(factory, clock, transport, scenario.client, storeNamespace);
+    this.#ids = {
+      clientID: this.#session.client.clientID,
+      clientGroupID: '',
+      ...(orphan === undefined ? {} : { orphanClientID: orphan.clientID, orphanGroupID: orphan.clientGroupID }),
+    };
   }
 
   async execute(): Promise<StepFailure | undefined> {
@@ -131,7 +143,7 @@ class ScenarioRun {
       case 'sendText':
         return this.#deliverText(step.text);
       case 'sendError':
-        return this.#deliver(['error', step.kind, step.message ?? step.kind]);
+        return this.#deliver(['error', step.kind, substitute(step.message ?? step.kind, this.#ids)]);
       case 'dropSocket':
         this.#log(`server drops the socket (${step.clean ? 'clean close' : 'abrupt'})`);
         this.#requireCurrent('drop a socket').socket.drop(step.clean ?? false);
@@ -173,6 +185,15 @@ class ScenarioRun {
         return;
       case 'expectPush':
         return this.#expectPush(step.ids, step.within ?? 0, step.mutations);
+      case 'expectRecoveryPush':
+        return this.#expectPush(step.ids, step.within ?? 0, undefined, this.#orphanGroup());
+      case 'expectPull':
+        return this.#expectPull(step.cookie, step.within ?? 0);
+      case 'answerPull': {
+        const requestID = this.#pullRequestID;
+        if (requestID === undefined) throw new CheckFailure('cannot answer a pull: the client sent none (add an expectPull step first)');
+        return this.#deliver(['pull', { cookie: step.cookie, lastMutationIDChanges: substitute(step.lastMutationIDChanges, this.#ids), requestID }]);
+      }
       case 'expectPing':
         return this.#expectPing(step.at, step.within ?? 0);
       case 'expectNoFrame': {
@@ -250,9 +271,14 @@ class ScenarioRun {
     if (step.accept ?? true) socket.accept();
   }
 
-  async #expectPush(ids: readonly number[], within: number, mutations: readonly { readonly name: string; readonly args: ReadonlyJSONValue }[] | undefined): Promise<void> {
+  async #expectPush(
+    ids: readonly number[],
+    within: number,
+    mutations: readonly { readonly name: string; readonly args: ReadonlyJSONValue }[] | undefined,
+    clientGroupID: string = this.#ids.clientGroupID,
+  ): Promise<void> {
     const socket = this.#requireCurrent('expect a push');
-    const collect = () => collectPushes(socket.unread, ids.length);
+    const collect = () => collectPushes(socket.unread, ids.length, clientGroupID);
     await this.#runUntil(() => collect().done, this.clock.now() + within);
     const { frames, mutations: got, unexpected } = collect();
     if (unexpected !== undefined) throw new CheckFailure(`expected a push, the client sent ${unexpected.message[0]}`, `push of ids ${ids.join(', ')}`, unexpected.text);
@@ -266,6 +292,26 @@ class ScenarioRun {
       if (!isDeepStrictEqual(shape, wanted)) throw new CheckFailure('the pushed mutations differ', JSON.stringify(wanted), JSON.stringify(shape));
     }
     socket.consume(frames.length);
+  }
+
+  async #expectPull(cookie: number | null | undefined, within: number): Promise<void> {
+    const socket = this.#requireCurrent('expect a pull');
+    const next = () => socket.unread.find((f) => f.message[0] !== 'ping');
+    await this.#runUntil(() => next() !== undefined, this.clock.now() + within);
+    const frame = next();
+    if (frame === undefined) throw new CheckFailure(`no pull within ${within} ms`, `a pull for client group ${this.#orphanGroup()}`, 'nothing');
+    const [name, body] = frame.message;
+    if (name !== 'pull') throw new CheckFailure(`expected a recovery pull, the client sent ${name}`, 'pull', frame.text);
+    if (body.clientGroupID !== this.#orphanGroup()) throw new CheckFailure('the pull names another client group', this.#orphanGroup(), frame.text);
+    if (cookie !== undefined && body.cookie !== cookie) throw new CheckFailure(`the pull asks from cookie ${JSON.stringify(body.cookie)}`, JSON.stringify(cookie), frame.text);
+    this.#pullRequestID = body.requestID;
+    socket.consume(socket.unread.indexOf(frame) + 1);
+  }
+
+  #orphanGroup(): string {
+    const group = this.#ids.orphanGroupID;
+    if (group === undefined) throw new CheckFailure('the scenario has no orphan (set client.orphan)');
+    return group;
   }
 
   async #expectPing(at: number | undefined, within: number): Promise<void> {

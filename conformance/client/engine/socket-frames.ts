@@ -30,7 +30,8 @@ export class SocketFrames {
   /** How many of `received` the engine has already logged (and answered, for pings). */
   handled = 0;
   #scanned = 0;
-  #lastPushedID = 0;
+  /** The last mutation id pushed on this socket, per client group. */
+  readonly #lastPushedID = new Map<string, number>();
 
   constructor(
     readonly socket: ServerSocket,
@@ -73,25 +74,27 @@ export class SocketFrames {
 
   #checkPush(body: Extract<Upstream, readonly ['push', unknown]>[1], text: string): void {
     const { ids, schemaVersion } = this.rules;
-    if (body.clientGroupID !== ids.clientGroupID) throw new CheckFailure("a push names another client group", ids.clientGroupID, text);
+    const recovering = ids.orphanGroupID !== undefined && body.clientGroupID === ids.orphanGroupID;
+    if (body.clientGroupID !== ids.clientGroupID && !recovering) throw new CheckFailure('a push names another client group', ids.clientGroupID, text);
     if (body.pushVersion !== PUSH_VERSION) throw new CheckFailure('a push has the wrong pushVersion', String(PUSH_VERSION), text);
     if (body.schemaVersion !== schemaVersion) throw new CheckFailure('a push has the wrong schemaVersion', schemaVersion, text);
+    const clientID = recovering ? ids.orphanClientID : ids.clientID;
     for (const mutation of body.mutations) {
-      if (mutation.clientID !== ids.clientID) throw new CheckFailure("a push carries another client's mutation", ids.clientID, text);
-      if (mutation.id <= this.#lastPushedID) {
-        throw new CheckFailure(
-          `mutation ${mutation.id} was sent after mutation ${this.#lastPushedID} on the same socket (sent twice or out of order)`,
-          `ids above ${this.#lastPushedID}`,
-          text,
-        );
+      if (mutation.clientID !== clientID) throw new CheckFailure(`a push of client group ${body.clientGroupID} carries another client's mutation`, String(clientID), text);
+      const last = this.#lastPushedID.get(body.clientGroupID) ?? 0;
+      if (mutation.id <= last) {
+        throw new CheckFailure(`mutation ${mutation.id} was sent after mutation ${last} on the same socket (sent twice or out of order)`, `ids above ${last}`, text);
       }
-      this.#lastPushedID = mutation.id;
+      this.#lastPushedID.set(body.clientGroupID, mutation.id);
     }
   }
 }
 
-/** Mutations of the next push frames (pings skipped) until `count` are in; stops at any other frame. */
-export function collectPushes(unread: readonly ReceivedFrame[], count: number) {
+/**
+ * Mutations of the next push frames of `clientGroupID` (pings skipped) until
+ * `count` are in; stops at any other frame.
+ */
+export function collectPushes(unread: readonly ReceivedFrame[], count: number, clientGroupID: string) {
   const frames: ReceivedFrame[] = [];
   const mutations: { id: number; name: string; args: ReadonlyJSONValue }[] = [];
   for (const frame of unread) {
@@ -101,7 +104,7 @@ export function collectPushes(unread: readonly ReceivedFrame[], count: number) {
       frames.push(frame);
       continue;
     }
-    if (name !== 'push') return { frames, mutations, unexpected: frame, done: true };
+    if (name !== 'push' || body.clientGroupID !== clientGroupID) return { frames, mutations, unexpected: frame, done: true };
     frames.push(frame);
     mutations.push(...body.mutations.map((m) => ({ id: m.id, name: m.name, args: m.args })));
   }

@@ -69,5 +69,5 @@ export const allScenarios: readonly Scenario[] = [
   ...invalidDownstream,
   appDisconnectReconnect,
   appClose,
-  recoveryPull,
+  ...recoveryPull,
 ];
