@@ -107,7 +107,12 @@ export class Database {
       writeTree: opts.writeTree,
     };
     this.firstRead = new Promise((resolve) => (this.readEnded = resolve));
-    this.subscriptions = new Subscriptions((body, record) => this.runRead(body, record), opts.compare, logger);
+    this.subscriptions = new Subscriptions(
+      (body, record) => this.runRead(body, record),
+      opts.compare,
+      logger,
+      (fn) => this.withSharedRead(fn),
+    );
     this.watchers = new Watchers(logger);
   }
 
@@ -434,16 +439,29 @@ export class Database {
   }
 
   async runRead<R>(body: (tx: ReadTransaction) => Promise<R> | R, record: ReadRecord | undefined): Promise<R> {
+    let result: R;
+    await this.withSharedRead(async (run) => void (result = await run(body, record)));
+    return result!;
+  }
+
+  /** One read of the head for several bodies (subscriptions re-run after one change). */
+  private async withSharedRead(fn: (run: <R>(body: (tx: ReadTransaction) => Promise<R> | R, record: ReadRecord | undefined) => Promise<R>) => Promise<void>): Promise<void> {
     this.checkOpen();
     const dag = await this.dag.read();
-    const head = this.head;
-    const { readTree } = this.ctx;
-    const maps = new MapReaders(readTree(dag, head.data.valueHash), this.headIndexRoots, (root) => readTree(dag, root));
-    const tx = new ReadTransactionImpl(this.clientID, 'initial', maps, this.ctx.compare, record);
+    const { readTree, compare } = this.ctx;
+    const primary = readTree(dag, this.head.data.valueHash);
+    const roots = this.headIndexRoots;
+    const run = async <R>(body: (tx: ReadTransaction) => Promise<R> | R, record: ReadRecord | undefined): Promise<R> => {
+      const tx = new ReadTransactionImpl(this.clientID, 'initial', new MapReaders(primary, roots, (root) => readTree(dag, root)), compare, record);
+      try {
+        return await body(tx);
+      } finally {
+        tx.close();
+      }
+    };
     try {
-      return await body(tx);
+      await fn(run);
     } finally {
-      tx.close();
       dag.release();
       this.readEnded?.();
       this.readEnded = undefined;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { makeTestStore } from './test-helpers';
-import type { ReadTransaction } from './transaction-types';
+import type { ReadTransaction, WriteTransaction } from './transaction-types';
 
 async function settle() {
   for (let i = 0; i < 20; i++) await new Promise((r) => setImmediate(r));
@@ -194,5 +194,37 @@ describe('experimentalWatch', () => {
         { op: 'add', key: ['bob', 'u1'], newValue: { name: 'bob' } },
       ],
     ]);
+  });
+});
+
+describe('subscriptions re-run after one change', () => {
+  it('share one read of the store', async () => {
+    const { compareUTF8 } = await import('../btree/compare');
+    const { readBTree, writeBTree } = await import('../btree/btree');
+    const { LazyDagStore } = await import('../dag/lazy-store');
+    const { PersistentDagStore } = await import('../dag/store');
+    const { MemoryStore } = await import('../kv/memory-store');
+    const { Database } = await import('./database');
+    const { basicMutators, RecordingLogger } = await import('./test-helpers');
+    const inner = new LazyDagStore(new PersistentDagStore(new MemoryStore(`shared-read-${Math.random()}`)));
+    let reads = 0;
+    const dag = Object.assign(Object.create(inner) as typeof inner, {
+      read: () => (reads++, inner.read()),
+      write: () => inner.write(),
+      withRead: inner.withRead.bind(inner),
+      withWrite: inner.withWrite.bind(inner),
+    });
+    const many = async (tx: WriteTransaction, n: number) => {
+      for (let i = 0; i < n; i++) await tx.put(`p${i}/k`, i);
+    };
+    const db = await Database.open({ dag, clientID: 'c1', mutators: { ...basicMutators, many }, clock: () => 0, logger: new RecordingLogger(), compare: compareUTF8, readTree: readBTree, writeTree: writeBTree });
+    const seen: number[] = [];
+    for (let p = 0; p < 10; p++) db.subscribe((tx) => tx.scan({ prefix: `p${p}/` }).values().toArray(), { onData: () => void seen.push(p) });
+    await new Promise((r) => setTimeout(r, 10));
+    reads = 0;
+    await db.mutate('many', 10);
+    expect(seen.length).toBe(20);
+    expect(reads).toBe(1);
+    await db.close();
   });
 });

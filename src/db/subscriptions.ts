@@ -26,6 +26,9 @@ export interface StoreChange {
 /** Runs a body in a read transaction on the current head, recording what it reads. */
 export type QueryRunner = <R>(body: (tx: ReadTransaction) => Promise<R> | R, record: ReadRecord) => Promise<R>;
 
+/** Opens one read of the current head for several bodies: `fn` gets their runner. */
+export type SharedReader = (fn: (run: QueryRunner) => Promise<void>) => Promise<void>;
+
 interface Subscription {
   readonly body: (tx: ReadTransaction) => Promise<unknown> | unknown;
   readonly options: SubscribeOptions<unknown>;
@@ -63,6 +66,8 @@ export class Subscriptions {
     private readonly runQuery: QueryRunner,
     private readonly compare: KeyCompare,
     private readonly logger: StoreLogger,
+    /** Re-runs after a change share one read. @default each opens its own */
+    private readonly sharedRead: SharedReader = (fn) => fn(runQuery),
   ) {}
 
   get size(): number {
@@ -92,7 +97,9 @@ export class Subscriptions {
     if (this.subs.size === 0) return Promise.resolve();
     const hit = this.affected(change);
     if (hit.size === 0) return Promise.resolve();
-    return Promise.all([...hit].map((s) => this.run(s))).then(() => undefined);
+    return this.sharedRead(async (run) => {
+      await Promise.all([...hit].map((s) => this.run(s, run)));
+    });
   }
 
   /** Ends every subscription (calls onDone). */
@@ -134,7 +141,7 @@ export class Subscriptions {
     return (this.rangeIndexes = out);
   }
 
-  private async run(sub: Subscription): Promise<void> {
+  private async run(sub: Subscription, runQuery: QueryRunner = this.runQuery): Promise<void> {
     const runNo = ++sub.runs;
     const record = new ReadRecord();
     let result: unknown;
@@ -143,7 +150,7 @@ export class Subscriptions {
     sub.running++;
     this.running.add(sub);
     try {
-      result = await this.runQuery(sub.body, record);
+      result = await runQuery(sub.body, record);
     } catch (e) {
       failed = true;
       error = e;
