@@ -62,7 +62,8 @@ export class ClusterSync {
       const state = states.get(room.roomID);
       if (state === undefined) room.notice();
       else if (state.version > room.storedVersion) room.notice(state.version);
-      else if (state.closed !== room.closed) room.notice();
+      // Closed or opened, or deleted and made again (its version went back).
+      else if (state.closed !== room.closed || state.version < room.storedVersion) room.notice();
     }
   }
 

@@ -147,3 +147,25 @@ describe('many nodes on one PostgreSQL', () => {
     expect(onB.outOfOrder).toEqual([]);
   });
 });
+
+describe('a room deleted and created again by another node', () => {
+  it('sends its clients RoomNotFound rather than a cookie that goes back', async () => {
+    const { url, nodes: [a, b] } = await cluster(2, { pollMs: 600_000 });
+    const roomID = uniqueID('room');
+    const onB = b!.connect({ roomID });
+    await onB.ready();
+    onB.mutate('put', { key: 'old', value: 1 });
+    await onB.acked(1);
+    // B misses the notifications (its listener is cut off) while the room is deleted and made again.
+    await sql(url, "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query = 'LISTEN roomsync'");
+    await a!.admin('DELETE', `/rooms/${encodeURIComponent(roomID)}`);
+    await a!.admin('POST', '/rooms', { roomID });
+    onB.mutate('put', { key: 'new', value: 2 });
+    await onB.until(() => onB.closed, 'B to give up the room');
+    expect(onB.errors).toEqual([['RoomNotFound', roomID]]);
+    expect(onB.outOfOrder).toEqual([]);
+    const again = b!.connect({ roomID });
+    await again.ready();
+    expect(Object.fromEntries(again.state)).toEqual({});
+  });
+});

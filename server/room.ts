@@ -268,15 +268,20 @@ export class Room {
     const storage = this.deps.storage;
     if (!isSharedStorage(storage) || this.broken) return;
     const changes = await storage.changesSince(this.roomID, this.version);
-    if (changes === undefined) {
+    try {
+      if (changes === undefined) throw new RoomDeletedError(this.roomID);
+      await this.catchUp(changes);
+    } catch (error) {
+      if (!(error instanceof RoomDeletedError)) throw error;
       this.vanish();
       throw new ClientError('RoomNotFound', this.roomID);
     }
-    await this.catchUp(changes);
   }
 
   /** Brings the state and the connections to what the storage holds: other nodes' batches, a close. */
   private async catchUp(changes: RoomChanges): Promise<void> {
+    // Deleted and created again by another node meanwhile: these connections' cookies mean nothing there.
+    if (changes.meta.version < this.version) throw new RoomDeletedError(this.roomID);
     if (changes.meta.closed !== this.closed) {
       this.closed = changes.meta.closed;
       if (this.closed) this.disconnectAll('RoomClosed', `Room ${this.roomID} was closed`);
