@@ -4,7 +4,6 @@ import type { Timers } from '../../clock';
 import { silentLogger, type Logger } from '../../logger';
 import {
   StaleRoomError,
-  StorageUnavailableError,
   type BatchCommit,
   type ClusterEvent,
   type RoomChanges,
@@ -150,8 +149,8 @@ const toClient = (r: ClientRow): StoredClient => ({
  * Rooms in PostgreSQL, shared by any number of server processes. A batch is
  * one transaction holding its room's row lock: what other nodes committed
  * since is read under the lock, the batch is written with the new version and
- * a NOTIFY, and committed. Reads that must agree (a room, what changed since a
- * version) are one REPEATABLE READ snapshot, pipelined into one round trip.
+ * committed, and a NOTIFY follows. Reads that must agree (a room, what changed
+ * since a version) are one REPEATABLE READ snapshot, pipelined into one round trip.
  */
 export class PostgresStorage implements SharedStorage {
   readonly shared = true;
@@ -499,5 +498,3 @@ export function redactURL(url: string): string {
     return '(an unparseable connection string)';
   }
 }
-
-export { StorageUnavailableError };
