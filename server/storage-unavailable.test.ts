@@ -1,43 +1,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import type { Timers } from './clock';
 import { STORAGE_RETRY_MAX_MS } from './storage-retry';
 import { FlakySharedStorage } from './test-support/flaky-shared-storage';
+import { manualTimers } from './test-support/manual-timers';
 import { uniqueID } from './test-support/test-client';
 import { startTestServer, type TestServer } from './test-support/test-server';
-
-/** Timers fired by hand; the retry waits are the only short ones (idle watch and poll are seconds). */
-function manualTimers() {
-  let now = 0;
-  const pending: { at: number; fn: () => void }[] = [];
-  const timers: Timers = {
-    setTimeout: (fn, ms) => {
-      const t = { at: now + ms, fn };
-      pending.push(t);
-      return t;
-    },
-    clearTimeout: (h) => {
-      const i = pending.indexOf(h as never);
-      if (i !== -1) pending.splice(i, 1);
-    },
-  };
-  return {
-    timers,
-    now: () => now,
-    /** True when a timer is due within `withinMs`. */
-    due(withinMs: number): boolean {
-      return pending.some((t) => t.at <= now + withinMs);
-    },
-    /** Fires the earliest timer due within `withinMs`; false when there is none. */
-    fireNext(withinMs: number): boolean {
-      pending.sort((a, b) => a.at - b.at);
-      if (pending.length === 0 || pending[0]!.at > now + withinMs) return false;
-      const t = pending.shift()!;
-      now = t.at;
-      t.fn();
-      return true;
-    },
-  };
-}
 
 /** Waits (for sockets and promises, never for a time) until `holds`. */
 async function until(holds: () => boolean): Promise<void> {

@@ -1,32 +1,13 @@
 import { EventEmitter } from 'node:events';
 import { describe, expect, it } from 'vitest';
-import type { Timers } from '../../clock';
 import { silentLogger } from '../../logger';
+import { manualTimers } from '../../test-support/manual-timers';
 import { listenRetryDelayMs, PgListener, type ListenConnection } from './pg-listener';
 
-/** Timers fired by hand, with a clock that moves to each one. */
-function manualTimers() {
-  let now = 0;
-  const pending: { at: number; fn: () => void }[] = [];
-  const timers: Timers = {
-    setTimeout: (fn, ms) => {
-      const t = { at: now + ms, fn };
-      pending.push(t);
-      return t;
-    },
-    clearTimeout: (h) => void pending.splice(pending.indexOf(h as never), 1),
-  };
-  return {
-    timers,
-    now: () => now,
-    async fireNext(): Promise<void> {
-      pending.sort((a, b) => a.at - b.at);
-      const t = pending.shift()!;
-      now = t.at;
-      t.fn();
-      for (let i = 0; i < 5; i++) await Promise.resolve();
-    },
-  };
+/** Fires the next timer and lets the reconnect's promises settle. */
+async function fire(clock: ReturnType<typeof manualTimers>): Promise<void> {
+  clock.fireNext();
+  for (let i = 0; i < 5; i++) await Promise.resolve();
 }
 
 class FakeConnection extends EventEmitter implements ListenConnection {
@@ -70,18 +51,18 @@ describe('PgListener', () => {
     connections[0]!.emit('error', new Error('terminating connection due to administrator command'));
     const attempts: number[] = [];
     for (let i = 0; i < 8; i++) {
-      await clock.fireNext();
+      await fire(clock);
       attempts.push(clock.now());
     }
     expect(attempts).toEqual([100, 300, 700, 1500, 3100, 6300, 11300, 16300]);
     expect(reconnected).toBe(0);
     up = true;
-    await clock.fireNext();
+    await fire(clock);
     expect(reconnected).toBe(1);
     expect(queries).toEqual(['LISTEN roomsync', 'LISTEN roomsync']);
     // The back-off starts again from 100 ms at the next loss.
     connections.at(-1)!.emit('end');
-    await clock.fireNext();
+    await fire(clock);
     expect(clock.now()).toBe(16300 + 5000 + 100);
     expect(reconnected).toBe(2);
     await listener.stop();
