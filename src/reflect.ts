@@ -10,8 +10,9 @@ import type { ConnectionEnvironment } from './connection/environment';
 import { randomUUID } from './connection/random-id';
 import type { ConnectionState } from './connection/state';
 import { LocalMutationSignal, StoreSyncTarget } from './connection/store-sync-target';
-import { assertMutationFitsPush } from './connection/push-limits';
+import { assertMutationFitsPush, PUSH_MAX_FRAME_BYTES } from './connection/push-limits';
 import type { IndexDefinitions } from './db/index-definition';
+import { jsonBytesAtMost } from './db/json-bytes-bound';
 import type { StoreLogger } from './db/logger';
 import type { Store } from './db/store';
 import type { SubscribeOptions } from './db/subscriptions';
@@ -34,6 +35,9 @@ import type { PresenceClient } from './presence/presence-client';
 import { withPresenceMutator } from './presence/presence-mutator';
 import type { Presence } from './presence/presence-view';
 import { presenceOf } from './presence/reflect-presence';
+
+/** What a push frame carrying one mutation holds beside its name, arguments and schema version, at its widest (ids, timestamps, keys). */
+const PUSH_FRAME_REST_MAX_BYTES = 2048;
 
 /** Other tabs hear of this tab's logged mutations at most this often (the first at once). */
 const LOGGED_NOTICE_INTERVAL_MS = 16;
@@ -500,8 +504,9 @@ export class Reflect<MD extends MutatorDefs = MutatorDefs> {
     const mutators: Record<string, (args?: unknown) => Promise<unknown>> = {};
     for (const name of Object.keys(this.#options.mutators ?? {})) {
       mutators[name] = async (args?: unknown) => {
-        // A mutation no push frame can carry would block the queue for good: refused now.
-        assertMutationFitsPush(name, args as ReadonlyJSONValue, this.schemaVersion);
+        // A mutation no push frame can carry would block the queue for good: refused now (measured exactly only when it could come near).
+        const atMost = jsonBytesAtMost(name) + jsonBytesAtMost(this.schemaVersion) + jsonBytesAtMost(args ?? null) + PUSH_FRAME_REST_MAX_BYTES;
+        if (atMost > PUSH_MAX_FRAME_BYTES) assertMutationFitsPush(name, args as ReadonlyJSONValue, this.schemaVersion);
         const result = await (await this.#ready).mutate(name, args as ReadonlyJSONValue);
         // Where commits are cheap, resolve only once the mutation is in the write-ahead log: durable whatever happens next.
         if (this.#waitForLog) await this.#local?.whenLogged();

@@ -1,0 +1,41 @@
+/**
+ * An upper bound of the UTF-8 bytes of JSON.stringify(value), found in one
+ * walk that builds no string: a check that must encode a value to measure it
+ * exactly can skip the values that surely fit. Infinity for what is not JSON.
+ */
+
+/** A string's UTF-16 unit takes at most 6 bytes in JSON (\uXXXX). */
+const STRING_UNIT_MAX_BYTES = 6;
+const QUOTES_BYTES = 2;
+/** The longest JSON number, e.g. -1.7976931348623157e+308. */
+const NUMBER_MAX_BYTES = 24;
+/** null, true, false. */
+const LITERAL_MAX_BYTES = 5;
+
+export function jsonBytesAtMost(value: unknown): number {
+  switch (typeof value) {
+    case 'string':
+      return value.length * STRING_UNIT_MAX_BYTES + QUOTES_BYTES;
+    case 'number':
+      return NUMBER_MAX_BYTES;
+    case 'boolean':
+      return LITERAL_MAX_BYTES;
+    case 'object': {
+      if (value === null) return LITERAL_MAX_BYTES;
+      // Brackets, and a separator after each element.
+      let bytes = 2;
+      if (Array.isArray(value)) {
+        for (const element of value) bytes += jsonBytesAtMost(element === undefined ? null : element) + 1;
+        return bytes;
+      }
+      if (Object.getPrototypeOf(value) !== Object.prototype && Object.getPrototypeOf(value) !== null) return Infinity;
+      for (const [key, v] of Object.entries(value)) {
+        if (v === undefined) continue;
+        bytes += key.length * STRING_UNIT_MAX_BYTES + QUOTES_BYTES + 1 + jsonBytesAtMost(v) + 1;
+      }
+      return bytes;
+    }
+    default:
+      return Infinity;
+  }
+}
