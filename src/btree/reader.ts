@@ -8,7 +8,7 @@ import { ScanIterator } from './scan-iterator';
 import type { BTreeReader, DiffOp, Entry } from './types';
 
 /** Leaves loaded ahead of a scan, so a cold scan waits on storage in parallel. */
-const READ_AHEAD_LEAVES = 4;
+const READ_AHEAD_LEAVES = 32;
 
 interface Frame {
   readonly entries: readonly InternalEntry[];
