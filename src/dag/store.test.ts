@@ -189,6 +189,31 @@ describe('PersistentDagStore', () => {
     await expect(dag.withRead((r) => r.getHead('main'))).rejects.toBeInstanceOf(CorruptedStorageError);
   });
 
+  it('a chunk put as new has its count start from 0 without a read; the others are read in one round', async () => {
+    const kv = new MemoryStore(NAME);
+    const asked: string[] = [];
+    const counting = Object.assign(Object.create(kv) as MemoryStore, {
+      write: async () => {
+        const w = await kv.write();
+        const get = w.get.bind(w);
+        return Object.assign(w, { get: (key: string) => (asked.push(key), get(key)) });
+      },
+    });
+    const dag = new PersistentDagStore(counting);
+    const hashes = await dag.withWrite(async (w) => {
+      const leaf = w.createChunk('leaf', []);
+      const root = w.createChunk('root', [leaf.hash]);
+      await w.putNewChunk(leaf);
+      await w.putChunk(root);
+      await w.setHead('main', root.hash);
+      await w.commit();
+      return { leaf: leaf.hash, root: root.hash };
+    });
+    expect(asked.filter((key) => key.endsWith('/n'))).toEqual([chunkRefCountKey(hashes.root)]);
+    expect(await rawGet(kv, chunkRefCountKey(hashes.leaf))).toBe(1);
+    expect(await rawGet(kv, chunkRefCountKey(hashes.root))).toBe(1);
+  });
+
   it('close closes the kv store', async () => {
     const { kv, dag } = setup();
     await dag.close();

@@ -27,6 +27,11 @@ export interface PersistentDagRead extends DagRead {
 
 /** A write of the persistent dag: chunk, head and record changes commit together. */
 export interface PersistentDagWrite extends DagWrite, PersistentDagRead {
+  /**
+   * Puts a chunk the store cannot hold yet (made in memory and never stored):
+   * its count starts from 0 without a read.
+   */
+  putNewChunk(chunk: Chunk): Promise<void>;
   putMeta(name: string, value: ReadonlyJSONValue): Promise<void>;
   delMeta(name: string): Promise<void>;
 }
@@ -128,6 +133,8 @@ class PersistentWrite extends PersistentRead implements PersistentDagWrite {
   declare protected readonly kv: KvWrite;
   readonly #createHash: CreateHash;
   readonly #newChunks = new Map<Hash, Chunk>();
+  /** New chunks known not to be stored (their count is 0). */
+  readonly #unstored = new Set<Hash>();
   /** Heads set or removed in this transaction: name → new target. */
   readonly #heads = new Map<string, Hash | undefined>();
 
@@ -142,6 +149,11 @@ class PersistentWrite extends PersistentRead implements PersistentDagWrite {
 
   async putChunk(chunk: Chunk): Promise<void> {
     this.#newChunks.set(chunk.hash, chunk);
+  }
+
+  async putNewChunk(chunk: Chunk): Promise<void> {
+    this.#newChunks.set(chunk.hash, chunk);
+    this.#unstored.add(chunk.hash);
   }
 
   override async hasChunk(hash: Hash): Promise<boolean> {
@@ -216,6 +228,7 @@ class PersistentWrite extends PersistentRead implements PersistentDagWrite {
     await Promise.all(writes);
     await kv.commit();
     this.#newChunks.clear();
+    this.#unstored.clear();
     this.#heads.clear();
   }
 
@@ -225,8 +238,11 @@ class PersistentWrite extends PersistentRead implements PersistentDagWrite {
    * otherwise cost a round per commit.
    */
   async #countsOfNewChunks(also: Iterable<Hash>): Promise<Map<Hash, number>> {
-    const hashes = [...new Set([...this.#newChunks.keys(), ...also])];
+    const unstored = this.#unstored;
+    const hashes = [...new Set([...this.#newChunks.keys(), ...also])].filter((hash) => !unstored.has(hash));
     const counts = await Promise.all(hashes.map((hash) => this.storedRefCount(hash)));
-    return new Map(hashes.map((hash, i) => [hash, counts[i]!]));
+    const known = new Map(hashes.map((hash, i) => [hash, counts[i]!]));
+    for (const hash of unstored) known.set(hash, 0);
+    return known;
   }
 }

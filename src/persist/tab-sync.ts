@@ -248,9 +248,9 @@ export class TabSync {
       const [client, group] = await Promise.all([readClient(w, clientID), readGroup(w, clientGroupID)]);
       if (client === undefined || group === undefined || group.disabled) return 'client-state-not-found' as const;
       const conflict = group.headHash !== expected.hash;
-      for (const chunk of viewChunks) await w.putChunk(chunk);
+      for (const chunk of viewChunks) await w.putNewChunk(chunk);
       if (!conflict && moveGroup) {
-        for (const chunk of targetChunks) await w.putChunk(chunk);
+        for (const chunk of targetChunks) await w.putNewChunk(chunk);
         await writeGroup(w, clientGroupID, groupRecordFor(next, group), group);
         await writeGroupChain(w, clientGroupID, { head: next.hash, commits: next.chain, root: next.root });
       }
