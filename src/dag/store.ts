@@ -23,6 +23,8 @@ export interface PersistentDagStoreOptions {
 /** A read of the persistent dag, with the records kept beside it. */
 export interface PersistentDagRead extends DagRead {
   getMeta(name: string): Promise<ReadonlyJSONValue | undefined>;
+  /** How many heads and stored chunks refer to the chunk (0 when it is not stored). */
+  refCount(hash: Hash): Promise<number>;
 }
 
 /** A write of the persistent dag: chunk, head and record changes commit together. */
@@ -116,6 +118,10 @@ class PersistentRead implements PersistentDagRead {
       throw new CorruptedStorageError(key, 'refs must be a list of hashes');
     }
     return refs as readonly Hash[];
+  }
+
+  refCount(hash: Hash): Promise<number> {
+    return this.storedRefCount(hash);
   }
 
   protected async storedRefCount(hash: Hash): Promise<number> {

@@ -78,6 +78,8 @@ export function joinClientGroup(perdag: PersistentDagStore, options: JoinOptions
     const [, preloaded] = await Promise.all([
       writeClient(w, options.clientID, client, undefined),
       readHeadChunks(w, joined.headHash, chain?.head === joined.headHash ? chain : undefined),
+      // Read with the chunks: the commit reads it again (from the transaction's memory) to count the client's head.
+      w.refCount(joined.headHash),
     ]);
     await w.commit();
     return { ...joined, preloaded };
