@@ -26,7 +26,7 @@ import { ChunkCache } from './chunk-cache';
 import { estimateChunkSize } from './chunk-size';
 import { ChunkNotFoundError, CorruptedStorageError } from './errors';
 import { newHashFactory, type CreateHash } from './hash';
-import { addDelta, computeRefCounts } from './ref-count';
+import { addDelta } from './ref-count';
 import type { Chunk, DagRead, DagStore, DagWrite, Hash } from './types';
 import { withRead, withWrite } from './with-transaction';
 
@@ -300,13 +300,7 @@ export class LazyDagStore implements DagStore {
       addDelta(deltas, hash, +1);
     }
     const mem = this.#mem;
-    const counts = await computeRefCounts(deltas, {
-      tracks: (hash) => newChunks.has(hash) || mem.has(hash),
-      isNew: (hash) => newChunks.has(hash) && !mem.has(hash),
-      count: (hash) => mem.get(hash)?.count ?? 0,
-      // A persist finishing meanwhile may have moved the chunk out of memory: then it holds nothing here.
-      refs: (hash) => (newChunks.get(hash) ?? mem.get(hash)?.chunk)?.refs ?? [],
-    });
+    const counts = memoryRefCounts(deltas, newChunks, mem);
     for (const [hash, count] of counts) {
       if (count < 0) throw new CorruptedStorageError(hash, 'a memory ref count dropped below 0');
     }
@@ -336,6 +330,57 @@ export class LazyDagStore implements DagStore {
     }
     if (heads.size > 0) this.#onCommit?.([...heads.keys()]);
   }
+}
+
+/**
+ * computeRefCounts (ref-count.ts) for the memory layer, where every count
+ * and ref is at hand: one synchronous pass, no per-chunk bookkeeping
+ * objects (it runs at every commit). Tracked are the new chunks and the
+ * memory-only ones; the others are held by the persistent store.
+ */
+function memoryRefCounts(deltas: ReadonlyMap<Hash, number>, newChunks: ReadonlyMap<Hash, Chunk>, mem: ReadonlyMap<Hash, MemoryChunk>): Map<Hash, number> {
+  const tracked = (hash: Hash) => newChunks.has(hash) || mem.has(hash);
+  const change = new Map<Hash, number>();
+  const add = (hash: Hash, by: number) => change.set(hash, (change.get(hash) ?? 0) + by);
+  // Increments first: a new chunk that gains a reference takes hold of its children.
+  const born = new Set<Hash>();
+  const growing: Hash[] = [];
+  const grow = (hash: Hash) => {
+    if (born.has(hash) || !newChunks.has(hash) || mem.has(hash)) return;
+    born.add(hash);
+    growing.push(hash);
+  };
+  for (const [hash, delta] of deltas) {
+    if (delta === 0 || !tracked(hash)) continue;
+    add(hash, delta);
+    if (delta > 0) grow(hash);
+  }
+  while (growing.length > 0) {
+    for (const ref of newChunks.get(growing.pop()!)!.refs) {
+      if (!tracked(ref)) continue;
+      add(ref, 1);
+      grow(ref);
+    }
+  }
+  // Then decrements: a chunk left with none lets go of its children.
+  const dead = new Set<Hash>();
+  const shrinking = [...change.keys()].filter((hash) => change.get(hash)! < 0);
+  while (shrinking.length > 0) {
+    const hash = shrinking.pop()!;
+    if (dead.has(hash)) continue;
+    const before = mem.get(hash)?.count ?? 0;
+    if ((before === 0 && !born.has(hash)) || before + change.get(hash)! !== 0) continue;
+    dead.add(hash);
+    // A persist finishing meanwhile may have moved the chunk out of memory: then it holds nothing here.
+    for (const ref of (newChunks.get(hash) ?? mem.get(hash)?.chunk)?.refs ?? []) {
+      if (!tracked(ref)) continue;
+      add(ref, -1);
+      shrinking.push(ref);
+    }
+  }
+  const counts = new Map<Hash, number>();
+  for (const [hash, delta] of change) if (delta !== 0 || dead.has(hash)) counts.set(hash, (mem.get(hash)?.count ?? 0) + delta);
+  return counts;
 }
 
 /** The refs of `all` that are not in `kept` (each kept occurrence matches one), or undefined when `kept` is not part of `all`. */
