@@ -76,14 +76,17 @@ export function nodeSizeOf(level: number, entries: readonly NodeEntry[], sizes?:
 
 interface ChunkNode extends Node {
   readonly hash: Hash;
+  /** Estimated bytes, once measured. */
+  size: number | undefined;
 }
 
-const decoded = new WeakMap<Chunk, ChunkNode>();
-const sizes = new WeakMap<Node, number>();
+/** The node a chunk holds, kept on the chunk object itself (cheaper than a WeakMap entry per chunk). */
+const NODE = Symbol('node');
+type NodeChunk = Chunk & { [NODE]?: ChunkNode };
 
 /** The node a chunk holds; checked once per chunk object, then cached. */
 export function nodeFromChunk(chunk: Chunk): Node {
-  let node = decoded.get(chunk);
+  let node = (chunk as NodeChunk)[NODE];
   if (node !== undefined) return node;
   const data = chunk.data;
   if (
@@ -96,8 +99,8 @@ export function nodeFromChunk(chunk: Chunk): Node {
   ) {
     throw new CorruptedStorageError(chunk.hash, 'not a B+tree node');
   }
-  node = { level: data[0] as number, entries: data[1] as readonly NodeEntry[], hash: chunk.hash };
-  decoded.set(chunk, node);
+  node = { level: data[0] as number, entries: data[1] as readonly NodeEntry[], hash: chunk.hash, size: undefined };
+  (chunk as NodeChunk)[NODE] = node;
   return node;
 }
 
@@ -108,12 +111,8 @@ export function chunkData(level: number, entries: readonly NodeEntry[]): Readonl
 
 export function nodeSize(node: Node): number {
   if (node instanceof MemNode) return node.size;
-  let size = sizes.get(node);
-  if (size === undefined) {
-    size = nodeSizeOf(node.level, node.entries);
-    sizes.set(node, size);
-  }
-  return size;
+  const stored = node as ChunkNode;
+  return (stored.size ??= nodeSizeOf(node.level, node.entries));
 }
 
 /** Index of the first entry whose key is >= key (entries.length if none). */
@@ -130,7 +129,5 @@ export function lowerBound(entries: readonly NodeEntry[], key: string, compare: 
 
 /** Records a node just written as a chunk, so reading it back costs no check or size walk. */
 export function rememberWrittenNode(chunk: Chunk, level: number, entries: readonly NodeEntry[], size: number): void {
-  const node: ChunkNode = { level, entries, hash: chunk.hash };
-  decoded.set(chunk, node);
-  sizes.set(node, size);
+  (chunk as NodeChunk)[NODE] = { level, entries, hash: chunk.hash, size };
 }

@@ -287,6 +287,11 @@ export class LazyDagStore implements DagStore {
     return this.#createHash();
   }
 
+  #isHeadTarget(hash: Hash): boolean {
+    for (const target of this.#heads.values()) if (target === hash) return true;
+    return false;
+  }
+
   /** @internal Applies a write's chunks, head moves and dropped refs; runs under the write lock. */
   async applyCommit(
     newChunks: ReadonlyMap<Hash, Chunk>,
@@ -318,11 +323,10 @@ export class LazyDagStore implements DagStore {
       this.#heads.set(name, hash);
       this.#dirtyHeads.add(name);
     }
-    // A chunk a head points at keeps all its refs (another view may read its trees).
-    const targets = keptRefs.size === 0 ? undefined : new Set(this.#heads.values());
     for (const [hash, refs] of keptRefs) {
       const entry = mem.get(hash);
-      if (entry === undefined || targets!.has(hash)) continue;
+      // A chunk a head points at keeps all its refs (another view may read its trees).
+      if (entry === undefined || this.#isHeadTarget(hash)) continue;
       const dropped = withoutOnce(entry.chunk.refs, refs);
       if (dropped === undefined) continue;
       entry.chunk = { hash, data: entry.chunk.data, refs };
