@@ -343,47 +343,49 @@ export class LazyDagStore implements DagStore {
  * memory-only ones; the others are held by the persistent store.
  */
 function memoryRefCounts(deltas: ReadonlyMap<Hash, number>, newChunks: ReadonlyMap<Hash, Chunk>, mem: ReadonlyMap<Hash, MemoryChunk>): Map<Hash, number> {
-  const tracked = (hash: Hash) => newChunks.has(hash) || mem.has(hash);
+  // (Plain loops, no closures: this runs at every commit.)
   const change = new Map<Hash, number>();
-  const add = (hash: Hash, by: number) => change.set(hash, (change.get(hash) ?? 0) + by);
   // Increments first: a new chunk that gains a reference takes hold of its children.
   const born = new Set<Hash>();
   const growing: Hash[] = [];
-  const grow = (hash: Hash) => {
-    if (born.has(hash) || !newChunks.has(hash) || mem.has(hash)) return;
-    born.add(hash);
-    growing.push(hash);
-  };
   for (const [hash, delta] of deltas) {
-    if (delta === 0 || !tracked(hash)) continue;
-    add(hash, delta);
-    if (delta > 0) grow(hash);
+    if (delta === 0 || !(newChunks.has(hash) || mem.has(hash))) continue;
+    change.set(hash, (change.get(hash) ?? 0) + delta);
+    if (delta > 0 && !born.has(hash) && newChunks.has(hash) && !mem.has(hash)) {
+      born.add(hash);
+      growing.push(hash);
+    }
   }
   while (growing.length > 0) {
     for (const ref of newChunks.get(growing.pop()!)!.refs) {
-      if (!tracked(ref)) continue;
-      add(ref, 1);
-      grow(ref);
+      const isNew = newChunks.has(ref) && !mem.has(ref);
+      if (!isNew && !mem.has(ref)) continue;
+      change.set(ref, (change.get(ref) ?? 0) + 1);
+      if (isNew && !born.has(ref)) {
+        born.add(ref);
+        growing.push(ref);
+      }
     }
   }
   // Then decrements: a chunk left with none lets go of its children.
-  const dead = new Set<Hash>();
-  const shrinking = [...change.keys()].filter((hash) => change.get(hash)! < 0);
+  let dead: Set<Hash> | undefined;
+  const shrinking: Hash[] = [];
+  for (const [hash, delta] of change) if (delta < 0) shrinking.push(hash);
   while (shrinking.length > 0) {
     const hash = shrinking.pop()!;
-    if (dead.has(hash)) continue;
+    if (dead?.has(hash)) continue;
     const before = mem.get(hash)?.count ?? 0;
     if ((before === 0 && !born.has(hash)) || before + change.get(hash)! !== 0) continue;
-    dead.add(hash);
+    (dead ??= new Set()).add(hash);
     // A persist finishing meanwhile may have moved the chunk out of memory: then it holds nothing here.
     for (const ref of (newChunks.get(hash) ?? mem.get(hash)?.chunk)?.refs ?? []) {
-      if (!tracked(ref)) continue;
-      add(ref, -1);
+      if (!(newChunks.has(ref) || mem.has(ref))) continue;
+      change.set(ref, (change.get(ref) ?? 0) - 1);
       shrinking.push(ref);
     }
   }
   const counts = new Map<Hash, number>();
-  for (const [hash, delta] of change) if (delta !== 0 || dead.has(hash)) counts.set(hash, (mem.get(hash)?.count ?? 0) + delta);
+  for (const [hash, delta] of change) if (delta !== 0 || dead?.has(hash)) counts.set(hash, (mem.get(hash)?.count ?? 0) + delta);
   return counts;
 }
 
