@@ -34,3 +34,6 @@ export interface ServerTransport {
   beforeTimeMoves(done: () => boolean): Promise<void>;
   close(): Promise<void>;
 }
+
+/** In-memory sockets, or a real `ws` server on loopback. */
+export type TransportKind = 'memory' | 'ws';

@@ -1,100 +1,130 @@
+import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import WebSocket, { WebSocketServer } from 'ws';
+import { WebSocketServer } from 'ws';
 import type { SocketConstructor } from '../../../src/connection/socket';
-import type { ServerSocket, ServerTransport } from './transport';
+import { countingWebSocket, type ClientSocketRecord } from './loopback-client-socket';
+import { nextTurn, realNow, realPause } from './real-time';
+import type { ServerTransport } from './transport';
+import { WsServerSocket } from './ws-server-socket';
 
-/** Real time allowed for loopback I/O to go quiet; only a wait for I/O, never a check of the client's timing. */
+/** Idle event-loop turns, with nothing in flight, before the client counts as settled (its own macrotask hops). */
+const IDLE_TURNS = 3;
+/** Turns spun while frames are in flight before waiting in real milliseconds instead. */
+const SPIN_TURNS = 50;
+/** The longest one settle waits for loopback I/O (a client that never finishes a handshake, a loaded machine). */
+const MAX_SETTLE_MS = 2000;
+/** For sockets of a WebSocket the transport did not count (a client that brought its own): real time allowed for the loopback to go quiet. */
 const QUIET_MS = 15;
 const QUIET_ROUNDS = 2;
-const MAX_SETTLE_ROUNDS = 200;
-/** How long an unmet expectation waits for late loopback frames before the fake clock moves on. */
+/** How long an unmet expectation waits for late loopback frames of such sockets before the fake clock moves on. */
 const PATIENCE_MS = 100;
 const PATIENCE_POLL_MS = 5;
 
-const realPause = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
-
-class WsServerSocket implements ServerSocket {
-  readonly frames: { text: string; at: number }[] = [];
-  closedByClientAt: number | undefined;
-  #droppedByServer = false;
-
-  constructor(
-    private readonly ws: WebSocket,
-    readonly url: string,
-    readonly protocol: string | null,
-    readonly openedAt: number,
-    now: () => number,
-    onEvent: () => void,
-  ) {
-    ws.on('message', (data, isBinary) => {
-      this.frames.push({ text: isBinary ? '<binary frame>' : data.toString(), at: now() });
-      onEvent();
-    });
-    ws.on('close', () => {
-      if (!this.#droppedByServer) this.closedByClientAt = now();
-      onEvent();
-    });
-    ws.on('error', () => {});
-  }
-
-  accept(): void {}
-
-  deliver(text: string): void {
-    if (this.ws.readyState === WebSocket.OPEN) this.ws.send(text);
-  }
-
-  drop(clean: boolean): void {
-    this.#droppedByServer = true;
-    if (clean) this.ws.close(1000);
-    else this.ws.terminate();
-  }
-}
-
-/** A real `ws` server on 127.0.0.1 playing the scripted server: proves scenarios hold over real sockets. */
+/**
+ * A real `ws` server on 127.0.0.1 playing the scripted server. The client's
+ * WebSocket is `ws` too, counting its frames, so the engine knows when
+ * nothing is in flight without waiting real time; sockets of another
+ * WebSocket fall back to waiting for the loopback to go quiet.
+ */
 export class WsTransport implements ServerTransport {
-  readonly sockets: ServerSocket[] = [];
-  readonly WebSocket: SocketConstructor = WebSocket as unknown as SocketConstructor;
+  readonly sockets: WsServerSocket[] = [];
+  readonly #clientSockets: ClientSocketRecord[] = [];
+  readonly WebSocket: SocketConstructor;
   #events = 0;
 
   private constructor(
-    private readonly server: WebSocketServer,
+    private readonly server: Server,
     readonly socketOrigin: string,
-  ) {}
+  ) {
+    this.WebSocket = countingWebSocket(this.#clientSockets, () => this.#events++);
+  }
 
   static async start(now: () => number): Promise<WsTransport> {
-    const server = new WebSocketServer({ host: '127.0.0.1', port: 0, handleProtocols: (protocols) => [...protocols][0] ?? false });
+    const server = createServer((_request, response) => response.writeHead(426).end());
+    const wss = new WebSocketServer({ noServer: true, handleProtocols: (protocols) => [...protocols][0] ?? false });
     await new Promise<void>((resolve, reject) => {
-      server.once('listening', resolve);
       server.once('error', reject);
+      server.listen(0, '127.0.0.1', resolve);
     });
     const { port } = server.address() as AddressInfo;
     const transport = new WsTransport(server, `ws://127.0.0.1:${port}`);
-    server.on('connection', (ws, request) => {
+    server.on('upgrade', (request, raw, head) => {
       const header = request.headers['sec-websocket-protocol'];
-      const protocol = typeof header === 'string' ? header : null;
       const onEvent = () => transport.#events++;
-      transport.sockets.push(new WsServerSocket(ws, `${transport.socketOrigin}${request.url ?? ''}`, protocol, now(), now, onEvent));
+      const upgrade = (attach: (ws: import('ws').WebSocket) => void) => wss.handleUpgrade(request, raw, head, attach);
+      transport.sockets.push(new WsServerSocket(`${transport.socketOrigin}${request.url ?? ''}`, typeof header === 'string' ? header : null, now(), raw, upgrade, now, onEvent));
       onEvent();
     });
     return transport;
   }
 
-  /** Waits until no socket event has come for a few quiet rounds. */
   async settle(): Promise<void> {
+    const deadline = realNow() + MAX_SETTLE_MS;
+    let seen = this.#events;
+    let idle = 0;
+    let spins = 0;
+    while (idle < IDLE_TURNS && realNow() < deadline) {
+      if (this.#uncounted()) return this.#settleQuietly(deadline);
+      await (spins < SPIN_TURNS ? nextTurn() : realPause(1));
+      if (this.#events !== seen || !this.#nothingInFlight()) {
+        seen = this.#events;
+        idle = 0;
+        spins++;
+      } else {
+        idle++;
+        spins = 0;
+      }
+    }
+  }
+
+  async beforeTimeMoves(done: () => boolean): Promise<void> {
+    if (!this.#uncounted()) return;
+    for (let waited = 0; waited < PATIENCE_MS && !done(); waited += PATIENCE_POLL_MS) await realPause(PATIENCE_POLL_MS);
+  }
+
+  async close(): Promise<void> {
+    for (const socket of this.sockets) socket.terminate();
+    this.server.closeAllConnections();
+    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  }
+
+  /** Every frame both ways has arrived, every open and close has been seen on both sides. */
+  #nothingInFlight(): boolean {
+    const pairs = this.#pairs();
+    if (pairs === undefined) return false;
+    return pairs.every(([client, server]) => (server === undefined ? client.closed : settledPair(client, server)));
+  }
+
+  /** A socket the server got that no counted client socket explains: the client brought its own WebSocket. */
+  #uncounted(): boolean {
+    return this.#pairs() === undefined;
+  }
+
+  /** Client sockets (of this origin) with the server's socket of the same URL, in order; undefined when the server has one no client socket explains. */
+  #pairs(): [ClientSocketRecord, WsServerSocket | undefined][] | undefined {
+    const servers = [...this.sockets];
+    const pairs: [ClientSocketRecord, WsServerSocket | undefined][] = [];
+    for (const client of this.#clientSockets) {
+      if (!client.href.startsWith(`${this.socketOrigin}/`)) continue;
+      const index = servers.findIndex((s) => new URL(s.url).href === client.href);
+      pairs.push([client, index < 0 ? undefined : servers.splice(index, 1)[0]]);
+    }
+    return servers.length === 0 ? pairs : undefined;
+  }
+
+  async #settleQuietly(deadline: number): Promise<void> {
     let quiet = 0;
-    for (let round = 0; round < MAX_SETTLE_ROUNDS && quiet < QUIET_ROUNDS; round++) {
+    while (quiet < QUIET_ROUNDS && realNow() < deadline) {
       const before = this.#events;
       await realPause(QUIET_MS);
       quiet = this.#events === before ? quiet + 1 : 0;
     }
   }
+}
 
-  async beforeTimeMoves(done: () => boolean): Promise<void> {
-    for (let waited = 0; waited < PATIENCE_MS && !done(); waited += PATIENCE_POLL_MS) await realPause(PATIENCE_POLL_MS);
-  }
-
-  async close(): Promise<void> {
-    for (const client of this.server.clients) client.terminate();
-    await new Promise<void>((resolve) => this.server.close(() => resolve()));
-  }
+function settledPair(client: ClientSocketRecord, server: WsServerSocket): boolean {
+  if (server.droppedByServer) return client.closed;
+  if (client.closed || server.closedByClientAt !== undefined) return client.closed && server.closedByClientAt !== undefined;
+  if (!server.upgraded) return true;
+  return client.opened && client.sent === server.frames.length && server.delivered === client.received;
 }

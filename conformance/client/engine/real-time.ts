@@ -1,0 +1,15 @@
+/**
+ * Real time for the engine's own waits on loopback I/O, untouched by the fake
+ * clock of the public-API path: @sinonjs/fake-timers keeps the platform's
+ * timers as they were when it loaded, before any clock is installed.
+ */
+import { timers as nativeTimers } from '@sinonjs/fake-timers';
+
+/** Waits `ms` of real time. */
+export const realPause = (ms: number): Promise<void> => new Promise<void>((resolve) => nativeTimers.setTimeout(() => resolve(), ms));
+
+/** One turn of the event loop: I/O callbacks that are ready run before it ends. */
+export const nextTurn = (): Promise<void> => new Promise<void>((resolve) => (nativeTimers.setImmediate ?? nativeTimers.setTimeout)(() => resolve()));
+
+/** Real milliseconds, for bounding the engine's waits. */
+export const realNow = (): number => nativeTimers.Date.now();
