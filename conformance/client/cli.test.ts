@@ -6,10 +6,13 @@ const runCli = (args: readonly string[]) => runSharedCli('conformance/client/cli
 
 describe('parseClientCliArgs', () => {
   it('reads the options and refuses unknown ones', () => {
-    expect(parseClientCliArgs(['--client', './x.ts', '--only', 'a,b', '--ws'])).toEqual({ client: './x.ts', only: 'a,b', transport: 'ws', list: false });
-    expect(parseClientCliArgs([])).toEqual({ client: undefined, only: undefined, transport: 'memory', list: false });
+    expect(parseClientCliArgs(['--client', './x.ts', '--only', 'a,b', '--ws'])).toEqual({ client: './x.ts', capabilities: undefined, api: undefined, only: 'a,b', transport: 'ws', list: false });
+    expect(parseClientCliArgs([])).toEqual({ client: undefined, capabilities: undefined, api: undefined, only: undefined, transport: 'memory', list: false });
+    expect(parseClientCliArgs(['--public-api', '--capabilities', 'reconnect, disconnect'])).toMatchObject({ api: 'public', capabilities: ['reconnect', 'disconnect'] });
+    expect(parseClientCliArgs(['--capabilities', 'none'])).toMatchObject({ capabilities: [] });
     expect(parseClientCliArgs(['-h'])).toBe('help');
     expect(() => parseClientCliArgs(['--server', 'x'])).toThrow(UsageError);
+    expect(() => parseClientCliArgs(['--capabilities', 'telepathy'])).toThrow(/unknown capabilities: telepathy/);
   });
 });
 
@@ -27,6 +30,15 @@ describe('npx tsx conformance/client/cli.ts', () => {
     expect(stdout).toContain('✗ backoff/golden-trace');
     expect(stdout).toContain('the client connected at t=0 ms');
     expect(lastLine(stdout)).toBe('1 passed, 1 failed');
+  });
+
+  it('runs the public-API path with --public-api, and skips what needs an extra the client lacks, with why', async () => {
+    const { code, stdout, stderr } = await runCli(['--public-api', '--capabilities', 'none', '--only', 'handshake/first-connect,app/disconnect-reconnect']);
+    expect(code, stderr).toBe(0);
+    expect(stdout).toMatch(/^Client suite, public-API path .*\ncapabilities: none/);
+    expect(stdout).toContain('✓ handshake/first-connect (connectionStatus unchecked: the client lacks it)');
+    expect(stdout).toContain('– app/disconnect-reconnect (skipped: needs a disconnect() method; and a reconnect() method)');
+    expect(lastLine(stdout)).toBe('1 passed, 0 failed');
   });
 
   it('exits 2 for a bad command line or a module without createClient', async () => {

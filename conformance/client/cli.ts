@@ -2,9 +2,10 @@
  * Runs the client scenarios against a client implementation and prints a
  * report. Exit code: 0 all pass, 1 some fail, 2 bad command line or client module.
  */
+import { scenarioNeeds } from './capabilities';
 import { parseClientCliArgs, USAGE, UsageError } from './cli-args';
-import { loadClientFactory } from './factory';
-import { formatReport } from './report';
+import { loadClientModule } from './factory';
+import { formatHeader, formatReport } from './report';
 import { runClientConformance, selectScenarios } from './run-client-conformance';
 import { allScenarios } from './scenarios/index';
 
@@ -23,7 +24,8 @@ async function main(argv: readonly string[]): Promise<number> {
   }
   if (args.list) {
     for (const scenario of selectScenarios(allScenarios, args.only)) {
-      process.stdout.write(`${scenario.name}${scenario.skip ? ' (skipped)' : ''}\n    ${scenario.description}\n    ${scenario.spec}\n`);
+      const needs = scenarioNeeds(scenario);
+      process.stdout.write(`${scenario.name}${scenario.skip ? ' (skipped)' : ''}${needs.length === 0 ? '' : ` [needs ${needs.join(', ')}]`}\n    ${scenario.description}\n    ${scenario.spec}\n`);
     }
     return 0;
   }
@@ -31,15 +33,22 @@ async function main(argv: readonly string[]): Promise<number> {
     process.stderr.write(`--only ${JSON.stringify(args.only)} matches no scenario (see --list)\n`);
     return 2;
   }
-  let factory;
+  let module;
   try {
-    factory = await loadClientFactory(args.client);
+    module = await loadClientModule(args.client);
   } catch (error) {
     process.stderr.write(`Could not load the client module: ${(error as Error).message}\n`);
     return 2;
   }
-  const summary = await runClientConformance({ factory, transport: args.transport, ...(args.only === undefined ? {} : { only: args.only }) });
-  process.stdout.write(`${formatReport(summary)}\n`);
+  const capabilities = args.capabilities ?? module.capabilities;
+  const summary = await runClientConformance({
+    factory: module.createClient,
+    capabilities,
+    transport: args.transport,
+    ...(args.api === undefined ? {} : { api: args.api }),
+    ...(args.only === undefined ? {} : { only: args.only }),
+  });
+  process.stdout.write(`${formatHeader(summary.api, capabilities)}\n\n${formatReport(summary)}\n`);
   return summary.ok ? 0 : 1;
 }
 

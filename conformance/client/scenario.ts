@@ -1,5 +1,6 @@
 import type { ReadonlyJSONValue as JSONValue } from '../../protocol/json';
 import type { ErrorKind } from '../../src/protocol';
+import type { Capability } from './capabilities';
 
 /**
  * A client scenario: a declarative script the scripted server replays against
@@ -16,8 +17,16 @@ export interface Scenario {
   /** The SPEC.md / PROTOCOL.md rule it checks. */
   readonly spec: string;
   readonly description: string;
-  /** Set when the scenario cannot run against the public API: why. Reported as skipped. */
+  /** Set to skip the scenario for every client: why. Reported as skipped. */
   readonly skip?: string;
+  /**
+   * The extras beyond SPEC.md's public API it cannot do without (capabilities.ts):
+   * skipped, with the reason, for a client that lacks one. It must list those
+   * its steps call (reconnect, disconnect) and `sharedLocalStore` for an orphan;
+   * an observation of an extra (an `expectClient` field, `expectCallback`) it
+   * does not list is left unchecked, and reported so, for a client without it.
+   */
+  readonly needs?: readonly Capability[];
   readonly client?: ScenarioClient;
   readonly steps: readonly Step[];
 }
@@ -28,7 +37,7 @@ export interface ScenarioClient {
    * false: no auth option at all (the subprotocol must be omitted). @default 'token'
    */
   readonly authPrefix?: string | false;
-  /** Page visibility at start. @default true */
+  /** Page visibility at start (the injected visibility source, or the page's document on the public-API path). @default true */
   readonly visible?: boolean;
   /** @default '1' */
   readonly schemaVersion?: string;
@@ -37,7 +46,7 @@ export interface ScenarioClient {
    * user and room (one more mutator, so another client group) made this many
    * `increment` mutations while offline and closed: mutations the client
    * must recover (SPEC §7.2 pull, §8). "$orphanClientID" and "$orphanGroupID"
-   * stand for its ids.
+   * stand for its ids. The scenario needs the sharedLocalStore capability.
    */
   readonly orphan?: { readonly mutations: number };
 }
@@ -66,7 +75,7 @@ export interface ExpectConnect extends Noted, Timed {
   readonly params?: Readonly<Record<string, string>>;
   /** The Sec-WebSocket-Protocol; null: none. Unchecked when absent. */
   readonly protocol?: string | null;
-  /** Leave the upgrade pending (in memory only). @default true */
+  /** Complete the upgrade; false leaves it pending (the client sees no open). @default true */
   readonly accept?: boolean;
 }
 
@@ -89,7 +98,9 @@ export type Step =
    * then it closes the socket. The frame is still checked and recorded.
    */
   | ({ readonly step: 'serverLimits'; readonly maxMutationsPerPush: number; readonly maxFrameBytes: number } & Noted)
+  /** The app calls reconnect() (the scenario needs that capability). */
   | ({ readonly step: 'reconnect' } & Noted)
+  /** The app calls disconnect() (the scenario needs that capability). */
   | ({ readonly step: 'disconnect' } & Noted)
   /** The app calls close() (and waits for it). */
   | ({ readonly step: 'close' } & Noted)
@@ -117,9 +128,12 @@ export type Step =
   | ({
       readonly step: 'expectClient';
       readonly online?: boolean;
+      /** Needs the pendingMutationCount capability (unchecked without it, unless the scenario needs it). */
       readonly pendingMutationCount?: number;
+      /** Needs the connectionStatus capability (unchecked without it, unless the scenario needs it). */
       readonly connection?: 'disconnected' | 'connecting' | 'connected';
     } & Noted)
+  /** How often the client called the option of that name (unchecked without that capability, unless the scenario needs it). */
   | ({ readonly step: 'expectCallback'; readonly name: CallbackName; readonly count: number } & Noted)
   | ({ readonly step: 'expectAuthCalls'; readonly count: number } & Noted);
 

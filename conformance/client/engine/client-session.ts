@@ -1,46 +1,46 @@
-import { ManualSource } from '../../../src/connection/testing/manual-source';
-import { seededRandom } from '../../../src/connection/testing/harness';
-import { MemoryKvProvider } from '../../../src/kv/memory-provider';
 import type { LogSink } from '../../../src/logging/log-sink';
-import { conformanceMutators, type ClientFactory, type ClientUnderTest } from '../factory';
+import type { Capability } from '../capabilities';
+import { conformanceMutators, type ClientFactory, type ClientOptions, type ClientUnderTest } from '../factory';
 import type { CallbackName, ScenarioClient } from '../scenario';
-import type { ScenarioClock } from './scenario-clock';
-import type { ServerTransport } from './transport';
+import type { ScenarioPlatform } from './platform';
 
-export const CONFORMANCE_USER_ID = 'conformance-user';
 export const CONFORMANCE_ROOM_ID = 'conformance-room';
+const CONFORMANCE_USER_PREFIX = 'conformance-user';
 const DEFAULT_AUTH_PREFIX = 'token';
 const DEFAULT_SCHEMA_VERSION = '1';
-const RANDOM_SEED = 20240601;
 
-let storeCounter = 0;
+/** Expected errors (refused connects, invalid frames) would only clutter the report. */
+const SILENT_SINK: LogSink = { log: () => {} };
 
-/** A local store of its own for each scenario (the orphan, when there is one, shares it). */
-export function newStoreNamespace(): string {
-  return `client-conformance-${++storeCounter}`;
+let userCounter = 0;
+
+/**
+ * A user of its own for each scenario: the local store is named after the
+ * user and the room (SPEC §3), so no scenario sees another's store, while the
+ * orphan, of the same user, shares the client's.
+ */
+export function newScenarioUserID(): string {
+  return `${CONFORMANCE_USER_PREFIX}-${++userCounter}`;
 }
 
 /** Another build's tab (one more mutator: another client group) that mutated offline and closed. */
 export async function makeOrphan(
   factory: ClientFactory,
-  clock: ScenarioClock,
-  transport: ServerTransport,
-  storeNamespace: string,
+  platform: ScenarioPlatform,
+  userID: string,
   schemaVersion: string | undefined,
   mutations: number,
 ): Promise<{ clientID: string; clientGroupID: string }> {
-  const orphan = factory({
-    userID: CONFORMANCE_USER_ID,
+  const options: ClientOptions = {
+    userID,
     roomID: CONFORMANCE_ROOM_ID,
     socketOrigin: null,
     schemaVersion: schemaVersion ?? DEFAULT_SCHEMA_VERSION,
     mutators: { ...conformanceMutators, onlyInTheOtherBuild: async () => {} } as never,
     logLevel: 'error',
-    logSinks: [],
-    // It never connects (no socketOrigin); a client that wraps the socket constructor still finds one.
-    environment: { clock, timers: clock, random: seededRandom(RANDOM_SEED + 1), WebSocket: transport.WebSocket, visibility: new ManualSource(true), network: new ManualSource(true) },
-    kvStore: new MemoryKvProvider(storeNamespace),
-  });
+    logSinks: [SILENT_SINK],
+  };
+  const orphan = factory(platform.extendOptions(options, 'orphan'));
   const increment = orphan.mutate.increment as (args: unknown) => Promise<unknown>;
   for (let i = 0; i < mutations; i++) await increment({ key: 'orphan', delta: 1 });
   const clientGroupID = await orphan.clientGroupID;
@@ -48,48 +48,32 @@ export async function makeOrphan(
   return { clientID: orphan.clientID, clientGroupID };
 }
 
-/** The client under test with every hook the engine needs: fake clock, scripted sockets, manual visibility, counted callbacks. */
+/**
+ * The client under test, created with the options of SPEC §3 (the callbacks
+ * when it has them) plus what the platform adds, its auth calls and callbacks counted.
+ */
 export class ClientSession {
   readonly client: ClientUnderTest;
-  readonly visibility: ManualSource;
-  readonly network = new ManualSource(true);
   readonly schemaVersion: string;
   readonly callbacks: Record<CallbackName, number> = { onUpdateNeeded: 0, onClientStateNotFound: 0 };
-  readonly onlineChanges: boolean[] = [];
-  /** Lines the client logged at the error level. */
-  readonly errorLogs: string[] = [];
   authCalls = 0;
 
-  constructor(factory: ClientFactory, clock: ScenarioClock, transport: ServerTransport, options: ScenarioClient = {}, storeNamespace = newStoreNamespace()) {
-    this.visibility = new ManualSource(options.visible ?? true);
+  constructor(factory: ClientFactory, platform: ScenarioPlatform, userID: string, capabilities: readonly Capability[], options: ScenarioClient = {}) {
     this.schemaVersion = options.schemaVersion ?? DEFAULT_SCHEMA_VERSION;
     const authPrefix = options.authPrefix ?? DEFAULT_AUTH_PREFIX;
-    const sink: LogSink = {
-      log: (level, _context, ...args) => {
-        if (level === 'error') this.errorLogs.push(args.map(String).join(' '));
-      },
-    };
-    this.client = factory({
-      userID: CONFORMANCE_USER_ID,
+    const callback = (name: CallbackName) => (capabilities.includes(name) ? { [name]: () => this.callbacks[name]++ } : {});
+    const base: ClientOptions = {
+      userID,
       roomID: CONFORMANCE_ROOM_ID,
-      socketOrigin: transport.socketOrigin,
+      socketOrigin: platform.transport.socketOrigin,
       ...(authPrefix === false ? {} : { auth: () => `${authPrefix}-${++this.authCalls}` }),
       schemaVersion: this.schemaVersion,
       mutators: conformanceMutators,
       logLevel: 'error',
-      logSinks: [sink],
-      onUpdateNeeded: () => this.callbacks.onUpdateNeeded++,
-      onClientStateNotFound: () => this.callbacks.onClientStateNotFound++,
-      onOnlineChange: (online) => this.onlineChanges.push(online),
-      environment: {
-        clock,
-        timers: clock,
-        random: seededRandom(RANDOM_SEED),
-        WebSocket: transport.WebSocket,
-        visibility: this.visibility,
-        network: this.network,
-      },
-      kvStore: new MemoryKvProvider(storeNamespace),
-    });
+      logSinks: [SILENT_SINK],
+      ...callback('onUpdateNeeded'),
+      ...callback('onClientStateNotFound'),
+    };
+    this.client = factory(platform.extendOptions(base, 'client'));
   }
 }

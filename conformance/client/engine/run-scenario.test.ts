@@ -59,6 +59,40 @@ describe('runScenario', () => {
     expect(wrongIDs.failure).toMatchObject({ message: 'the client pushed mutation ids [1]', expected: '[2]' });
   });
 
+  it('skips a scenario that needs an extra the client lacks, saying which; the injected path needs the environment', async () => {
+    const needsReconnect = scenario([{ step: 'reconnect' }]);
+    expect(await runScenario(needsReconnect, { factory: createClient, capabilities: ['disconnect'], api: 'public' })).toMatchObject({
+      status: 'skipped',
+      skipReason: 'needs a reconnect() method',
+    });
+    const injected = await runScenario(scenario(connected), { factory: createClient, capabilities: [] });
+    expect(injected.skipReason).toMatch(/^needs the environment option/);
+  });
+
+  it('leaves an observation of a missing extra unchecked, and says so; a declared extra that is missing fails', async () => {
+    const steps: Step[] = [...connected, { step: 'expectClient', online: true, pendingMutationCount: 99 }];
+    const lacking = await runScenario(scenario(steps), { factory: createClient, capabilities: [], api: 'public' });
+    expect([lacking.status, lacking.unchecked]).toEqual(['passed', ['pendingMutationCount']]);
+    const noCount: ClientFactory = (options) => {
+      const client = createClient(options);
+      Object.defineProperty(client, 'pendingMutationCount', { value: undefined });
+      return client;
+    };
+    const declared = await runScenario(scenario(steps), { factory: noCount, capabilities: ['pendingMutationCount'], api: 'public' });
+    expect(declared.failure?.message).toBe('the client declares the pendingMutationCount capability but has no pendingMutationCount');
+  });
+
+  it('drives a client that takes no environment with the global fake clock over a real socket, to the millisecond', async () => {
+    const result = await runScenario(scenario([{ step: 'expectConnect', at: 0 }, { step: 'dropSocket' }, { step: 'expectConnect', at: 5000 }, { step: 'sendConnected' }, { step: 'expectPing', at: 10_000 }]), {
+      factory: createClient,
+      capabilities: [],
+      api: 'public',
+    });
+    expect(result.status, result.failure?.message).toBe('passed');
+    expect(result.transcript.map((line) => line.split(' ')[0])).toEqual(['t=0', 't=0', 't=5000', 't=5000', 't=10000']);
+    expect('clock' in globalThis.setTimeout, 'the global timers are real again').toBe(false);
+  });
+
   it('fails a step that needs a socket before any connect was expected, and an unknown mutator', async () => {
     expect((await runScenario(scenario([{ step: 'sendConnected' }]), { factory: createClient })).failure?.message).toMatch(/no connect was expected yet/);
     expect((await runScenario(scenario([{ step: 'mutate', name: 'nope', args: null }]), { factory: createClient })).failure?.message).toBe('the client has no mutator nope');

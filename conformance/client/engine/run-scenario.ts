@@ -3,23 +3,36 @@ import type { ReadonlyJSONValue } from '../../../protocol/json';
 import { CheckFailure } from '../../shared/check-failure';
 import type { KeyValues } from '../../shared/client-view';
 import { describeStateDiff } from '../../shared/state-diff';
-import { readAll, type ClientFactory } from '../factory';
+import { describeMissing, OUR_CAPABILITIES, scenarioNeeds, type Capability } from '../capabilities';
+import { readAll, type ClientFactory, type ClientUnderTest } from '../factory';
 import type { ExpectConnect, Scenario, Step } from '../scenario';
-import { ClientSession, CONFORMANCE_ROOM_ID, makeOrphan, newStoreNamespace } from './client-session';
+import { ClientSession, CONFORMANCE_ROOM_ID, makeOrphan, newScenarioUserID } from './client-session';
 import { checkConnectRequest } from './connect-check';
-import { MemoryTransport } from './memory-transport';
+import type { EngineClock } from './engine-clock';
+import { startInjectedPlatform } from './injected-platform';
 import { substitute, type ClientIDs } from './placeholders';
-import { ScenarioClock } from './scenario-clock';
+import type { ApiPath, ScenarioPlatform } from './platform';
+import { startPublicPlatform } from './public-platform';
 import { collectPushes, SocketFrames } from './socket-frames';
-import type { ServerTransport } from './transport';
-import { WsTransport } from './ws-transport';
+import type { ServerTransport, TransportKind } from './transport';
 
-export type TransportKind = 'memory' | 'ws';
+export type { ApiPath } from './platform';
+export type { TransportKind } from './transport';
 
 export interface RunOptions {
   readonly factory: ClientFactory;
-  /** @default 'memory' */
+  /**
+   * 'injected': the client gets the engine's clock, sockets and visibility in
+   * its `environment` option (needs that capability). 'public': only SPEC §3
+   * options; the clock is faked globally (@sinonjs/fake-timers), the global
+   * WebSocket reaches the scripted server over real loopback sockets, the
+   * global `document` tells page visibility. @default 'injected'
+   */
+  readonly api?: ApiPath;
+  /** The injected path's sockets; the public-API path always uses real ones. @default 'memory' */
   readonly transport?: TransportKind;
+  /** The extras the client has. @default every one (our client's) */
+  readonly capabilities?: readonly Capability[];
 }
 
 export interface StepFailure {
@@ -35,6 +48,8 @@ export interface ScenarioResult {
   readonly status: 'passed' | 'failed' | 'skipped';
   readonly skipReason?: string;
   readonly failure?: StepFailure;
+  /** Observations left unchecked because the client lacks these capabilities. */
+  readonly unchecked?: readonly Capability[];
   /** What happened, in order, with fake-clock times. */
   readonly transcript: readonly string[];
 }
@@ -42,28 +57,52 @@ export interface ScenarioResult {
 /** Promise work (a mutate, a query) gets this many settles to finish before the step fails. */
 const MAX_SETTLES_FOR_PROMISE = 20;
 
+/** Why the scenario cannot run for this client on this path, if it cannot. */
+export function skipReason(scenario: Scenario, options: Pick<RunOptions, 'api' | 'capabilities'>): string | undefined {
+  if (scenario.skip !== undefined) return scenario.skip;
+  const capabilities = options.capabilities ?? OUR_CAPABILITIES;
+  const needs = scenarioNeeds(scenario);
+  if ((options.api ?? 'injected') === 'injected') needs.push('environment');
+  const missing = needs.filter((capability) => !capabilities.includes(capability));
+  return missing.length === 0 ? undefined : describeMissing(missing);
+}
+
 /** Replays one scenario against a fresh client and reports the first step that does not hold. */
 export async function runScenario(scenario: Scenario, options: RunOptions): Promise<ScenarioResult> {
-  if (scenario.skip !== undefined) return { name: scenario.name, status: 'skipped', skipReason: scenario.skip, transcript: [] };
-  const clock = new ScenarioClock();
-  const transport: ServerTransport = options.transport === 'ws' ? await WsTransport.start(() => clock.now()) : new MemoryTransport(() => clock.now());
-  const storeNamespace = newStoreNamespace();
-  const orphan = scenario.client?.orphan;
-  const orphanIDs =
-    orphan === undefined ? undefined : await makeOrphan(options.factory, clock, transport, storeNamespace, scenario.client?.schemaVersion, orphan.mutations);
-  const run = new ScenarioRun(scenario, options.factory, clock, transport, storeNamespace, orphanIDs);
+  const skip = skipReason(scenario, options);
+  if (skip !== undefined) return { name: scenario.name, status: 'skipped', skipReason: skip, transcript: [] };
+  const visible = scenario.client?.visible ?? true;
+  const platform = options.api === 'public' ? await startPublicPlatform(visible) : await startInjectedPlatform(options.transport ?? 'memory', visible);
+  let run: ScenarioRun | undefined;
   try {
+    const userID = newScenarioUserID();
+    const orphan = scenario.client?.orphan;
+    const orphanIDs = orphan === undefined ? undefined : await makeOrphan(options.factory, platform, userID, scenario.client?.schemaVersion, orphan.mutations);
+    run = new ScenarioRun(scenario, options.factory, platform, userID, options.capabilities ?? OUR_CAPABILITIES, orphanIDs);
     const failure = await run.execute();
-    return { name: scenario.name, status: failure === undefined ? 'passed' : 'failed', ...(failure ? { failure } : {}), transcript: run.transcript };
+    const unchecked = [...run.unchecked];
+    return {
+      name: scenario.name,
+      status: failure === undefined ? 'passed' : 'failed',
+      ...(failure ? { failure } : {}),
+      ...(unchecked.length === 0 ? {} : { unchecked }),
+      transcript: run.transcript,
+    };
+  } catch (error) {
+    const message = `the engine or the client threw before the first step: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`;
+    return { name: scenario.name, status: 'failed', failure: { stepIndex: -1, step: undefined, message }, transcript: run?.transcript ?? [] };
   } finally {
-    await run.dispose();
-    await transport.close();
+    await run?.dispose();
+    await platform.dispose();
   }
 }
 
 class ScenarioRun {
   readonly transcript: string[] = [];
+  readonly unchecked = new Set<Capability>();
   readonly #session: ClientSession;
+  readonly clock: EngineClock;
+  readonly transport: ServerTransport;
   #ids: ClientIDs;
   readonly #frames: SocketFrames[] = [];
   #claimed = 0;
@@ -77,12 +116,14 @@ class ScenarioRun {
   constructor(
     private readonly scenario: Scenario,
     factory: ClientFactory,
-    private readonly clock: ScenarioClock,
-    private readonly transport: ServerTransport,
-    storeNamespace: string,
+    private readonly platform: ScenarioPlatform,
+    userID: string,
+    private readonly capabilities: readonly Capability[],
     orphan: { clientID: string; clientGroupID: string } | undefined,
   ) {
-    this.#session = new ClientSession(factory, clock, transport, scenario.client, storeNamespace);
+    this.clock = platform.clock;
+    this.transport = platform.transport;
+    this.#session = new ClientSession(factory, platform, userID, capabilities, scenario.client);
     this.#ids = {
       clientID: this.#session.client.clientID,
       clientGroupID: '',
@@ -153,7 +194,7 @@ class ScenarioRun {
         return;
       case 'setVisible':
         this.#log(`page ${step.visible ? 'visible' : 'hidden'}`);
-        session.visibility.set(step.visible);
+        this.platform.setVisible(step.visible);
         return;
       case 'autoPong':
         this.#autoPong = step.on;
@@ -173,11 +214,11 @@ class ScenarioRun {
         return;
       case 'reconnect':
         this.#log('app: reconnect()');
-        client.reconnect();
+        this.#extra(client, 'reconnect').call(client);
         return;
       case 'disconnect':
         this.#log('app: disconnect()');
-        client.disconnect();
+        this.#extra(client, 'disconnect').call(client);
         return;
       case 'close':
         this.#log('app: close()');
@@ -222,12 +263,17 @@ class ScenarioRun {
         const actual: Record<string, unknown> = {};
         const expected: Record<string, unknown> = {};
         if (step.online !== undefined) [expected.online, actual.online] = [step.online, client.online];
-        if (step.pendingMutationCount !== undefined) [expected.pendingMutationCount, actual.pendingMutationCount] = [step.pendingMutationCount, client.pendingMutationCount];
-        if (step.connection !== undefined) [expected.connection, actual.connection] = [step.connection, client.connectionStatus.state];
+        if (step.pendingMutationCount !== undefined && this.#observes('pendingMutationCount')) {
+          [expected.pendingMutationCount, actual.pendingMutationCount] = [step.pendingMutationCount, this.#extra(client, 'pendingMutationCount')];
+        }
+        if (step.connection !== undefined && this.#observes('connectionStatus')) {
+          [expected.connection, actual.connection] = [step.connection, this.#extra(client, 'connectionStatus').state];
+        }
         if (!isDeepStrictEqual(expected, actual)) throw new CheckFailure("the client's state differs", JSON.stringify(expected), JSON.stringify(actual));
         return;
       }
       case 'expectCallback': {
+        if (!this.#observes(step.name)) return;
         const count = session.callbacks[step.name];
         if (count !== step.count) throw new CheckFailure(`${step.name} was called ${count} time(s)`, `${step.count}`, `${count}`);
         return;
@@ -236,6 +282,20 @@ class ScenarioRun {
         if (session.authCalls !== step.count) throw new CheckFailure(`the auth function was called ${session.authCalls} time(s)`, `${step.count}`, `${session.authCalls}`);
         return;
     }
+  }
+
+  /** Whether the client has this capability; when not, the observation is noted as unchecked. */
+  #observes(capability: Capability): boolean {
+    if (this.capabilities.includes(capability)) return true;
+    this.unchecked.add(capability);
+    return false;
+  }
+
+  /** An extra the client declares (the scenario was skipped otherwise); a declared one that is missing fails the step. */
+  #extra<K extends 'pendingMutationCount' | 'connectionStatus' | 'reconnect' | 'disconnect'>(client: ClientUnderTest, name: K): NonNullable<ClientUnderTest[K]> {
+    const value = client[name];
+    if (value === undefined || value === null) throw new CheckFailure(`the client declares the ${name} capability but has no ${name}`);
+    return value as NonNullable<ClientUnderTest[K]>;
   }
 
   // ---- expectations over time ----

@@ -1,4 +1,5 @@
 import type { Clock, TimerHandle, Timers } from '../../../src/connection/environment';
+import type { EngineClock } from './engine-clock';
 
 interface Timer {
   readonly id: number;
@@ -13,7 +14,7 @@ interface Timer {
  * (conformance/shared's FakeClock fires timers synchronously in one call,
  * which would run a client's timers back to back without its async work.)
  */
-export class ScenarioClock implements Clock, Timers {
+export class ScenarioClock implements Clock, Timers, EngineClock {
   #now = 0;
   #nextID = 1;
   #timers: Timer[] = [];

@@ -7,6 +7,7 @@ const scenario: Scenario = {
   name: 'app/disconnect-reconnect',
   spec: 'SPEC §4 (offline-first: mutations apply locally); the public disconnect()/reconnect()',
   description: 'disconnect() closes the socket and keeps the client offline; mutations still apply locally; reconnect() connects at once and pushes them.',
+  needs: ['disconnect', 'reconnect'],
   steps: [
     { step: 'expectConnect', at: 0 },
     { step: 'sendConnected' },

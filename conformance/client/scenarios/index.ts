@@ -61,7 +61,7 @@ export const allScenarios: readonly Scenario[] = [
   visibilityBriefHide,
   visibilityStartHidden,
   ...authRefresh,
-  authRetryCap,
+  ...authRetryCap,
   authConsecutiveBackOff,
   errorsUpdateNeeded,
   errorsClientNotFound,

@@ -1,9 +1,10 @@
+import { RECONNECT_JITTER_MAX_MS } from '../../../src/connection/backoff';
 import type { Scenario } from '../scenario';
 
 const scenario: Scenario = {
   name: 'poke/stale-last-mutation-id',
   spec: "PROTOCOL lastMutationIDChanges ('Received lastMutationID … is < than last snapshot': a lower value is ignored)",
-  description: 'A poke announcing a lower last mutation id than the client has does not bring acknowledged mutations back.',
+  description: 'A poke announcing a lower last mutation id than the client has does not bring acknowledged mutations back: after a reconnect only the unacknowledged one is re-sent.',
   steps: [
     { step: 'expectConnect', at: 0 },
     { step: 'sendConnected' },
@@ -16,6 +17,10 @@ const scenario: Scenario = {
     { step: 'send', message: ['poke', { baseCookie: 1, cookie: 2, lastMutationIDChanges: { $clientID: 1 }, patch: [], requestID: 'r2' }] },
     { step: 'expectClient', pendingMutationCount: 1, connection: 'connected' },
     { step: 'expectState', state: { a: 1, b: 2, c: 3 } },
+    { step: 'dropSocket' },
+    { step: 'expectConnect', within: RECONNECT_JITTER_MAX_MS, params: { baseCookie: '2', lmid: '2' } },
+    { step: 'sendConnected' },
+    { step: 'expectPush', ids: [3], note: 'mutations 1 and 2 stay acknowledged' },
   ],
 };
 

@@ -24,7 +24,7 @@ const byCount: Scenario = {
     { step: 'sendConnected' },
     { step: 'expectPush', ids: ids(MANY) },
     { step: 'send', message: ['poke', { baseCookie: null, cookie: 1, lastMutationIDChanges: { $clientID: MANY }, patch: [{ op: 'put', key: 'n', value: MANY }], requestID: 'r1' }] },
-    { step: 'expectClient', pendingMutationCount: 0, connection: 'connected' },
+    { step: 'expectClient', online: true, pendingMutationCount: 0, connection: 'connected' },
     { step: 'expectState', state: { n: MANY } },
   ],
 };
@@ -40,7 +40,7 @@ const byBytes: Scenario = {
     { step: 'sendConnected' },
     { step: 'expectPush', ids: ids(LARGE_COUNT) },
     { step: 'send', message: ['poke', { baseCookie: null, cookie: 1, lastMutationIDChanges: { $clientID: LARGE_COUNT }, patch: [{ op: 'put', key: 'big', value: LARGE_VALUE }], requestID: 'r1' }] },
-    { step: 'expectClient', pendingMutationCount: 0, connection: 'connected' },
+    { step: 'expectClient', online: true, pendingMutationCount: 0, connection: 'connected' },
   ],
 };
 

@@ -8,6 +8,7 @@ const pushAndPull: Scenario = {
   spec: 'SPEC §7.2 pull (used for mutation recovery of another client group); PROTOCOL.md Client → server (push, pull)',
   description:
     "Once connected, the client pushes another client group's unpushed mutations under that group's id, confirms them with a recovery pull, and does not push them again.",
+  needs: ['sharedLocalStore'],
   client: { orphan: { mutations: 2 } },
   steps: [
     { step: 'expectConnect', at: 0 },
@@ -24,6 +25,7 @@ const pullTimeout: Scenario = {
   name: 'recovery/pull-timeout',
   spec: 'SPEC §7.2 pull (mutation recovery), §9 Mutation recovery pull timeout 5 s, §8 PullTimeout',
   description: 'A recovery pull unanswered for 5 s fails with PullTimeout: the client drops the socket, and recovers the group again once connected again.',
+  needs: ['sharedLocalStore'],
   client: { orphan: { mutations: 1 } },
   steps: [
     { step: 'expectConnect', at: 0 },
@@ -46,6 +48,7 @@ const unknownGroup: Scenario = {
   spec: "SPEC §8: a client group unknown on the server is disabled ('Client group {id} is unknown on server')",
   description:
     'ClientNotFound answering a recovery pull disables that group (never recovered again) and is not this client\u2019s own state: no onClientStateNotFound, and it goes on syncing.',
+  needs: ['sharedLocalStore'],
   client: { orphan: { mutations: 1 } },
   steps: [
     { step: 'expectConnect', at: 0 },
