@@ -41,6 +41,12 @@ describe('npx tsx conformance/client/cli.ts', () => {
     expect(lastLine(stdout)).toBe('1 passed, 0 failed');
   });
 
+  it('goes on past a promise rejection the client leaves unhandled', async () => {
+    const { code, stdout, stderr } = await runCli(['--client', 'conformance/client/test-fixtures/unhandled-rejection-client.ts', '--only', 'push/order-and-resume,push/before-connected']);
+    expect(code, stderr).toBe(0);
+    expect(lastLine(stdout)).toBe('2 passed, 0 failed');
+  });
+
   it('exits 2 for a bad command line or a module without createClient', async () => {
     expect((await runCli(['--bogus'])).code).toBe(2);
     expect((await runCli(['--only', 'no-such-scenario'])).code).toBe(2);

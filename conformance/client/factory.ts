@@ -21,7 +21,8 @@ export type ClientOptions = ReflectOptions<ConformanceMutators>;
 
 /** The API the suite uses: SPEC.md's public API, and the extras a client may have (capabilities.ts). */
 export interface ClientUnderTest {
-  readonly clientID: string;
+  /** A string in ours, a promise in the original 0.13 API; either is accepted. */
+  readonly clientID: Promise<string> | string;
   /** A promise in the original API (known once the local store is open); a plain string is accepted too. */
   readonly clientGroupID: Promise<string> | string;
   readonly online: boolean;

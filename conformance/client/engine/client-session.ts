@@ -3,6 +3,7 @@ import type { Capability } from '../capabilities';
 import { conformanceMutators, type ClientFactory, type ClientOptions, type ClientUnderTest } from '../factory';
 import type { CallbackName, ScenarioClient } from '../scenario';
 import type { ScenarioPlatform } from './platform';
+import { settlePromise } from './settle-promise';
 
 export const CONFORMANCE_ROOM_ID = 'conformance-room';
 const CONFORMANCE_USER_PREFIX = 'conformance-user';
@@ -41,11 +42,12 @@ export async function makeOrphan(
     logSinks: [SILENT_SINK],
   };
   const orphan = factory(platform.extendOptions(options, 'orphan'));
+  const settle = () => platform.transport.settle();
   const increment = orphan.mutate.increment as (args: unknown) => Promise<unknown>;
-  for (let i = 0; i < mutations; i++) await increment({ key: 'orphan', delta: 1 });
-  const clientGroupID = await orphan.clientGroupID;
-  await orphan.close();
-  return { clientID: orphan.clientID, clientGroupID };
+  for (let i = 0; i < mutations; i++) await settlePromise(increment({ key: 'orphan', delta: 1 }), "the orphan's mutate.increment", settle);
+  const ids = await settlePromise(Promise.all([orphan.clientID, orphan.clientGroupID]), "the orphan's clientID and clientGroupID", settle);
+  await settlePromise(orphan.close(), "the orphan's close()", settle, platform.clock);
+  return { clientID: ids[0], clientGroupID: ids[1] };
 }
 
 /**

@@ -13,6 +13,7 @@ import { startInjectedPlatform } from './injected-platform';
 import { substitute, type ClientIDs } from './placeholders';
 import type { ApiPath, ScenarioPlatform } from './platform';
 import { startPublicPlatform } from './public-platform';
+import { settlePromise } from './settle-promise';
 import { collectPushes, SocketFrames } from './socket-frames';
 import type { ServerTransport, TransportKind } from './transport';
 
@@ -54,9 +55,6 @@ export interface ScenarioResult {
   readonly transcript: readonly string[];
 }
 
-/** Promise work (a mutate, a query) gets this many settles to finish before the step fails. */
-const MAX_SETTLES_FOR_PROMISE = 20;
-
 /** Why the scenario cannot run for this client on this path, if it cannot. */
 export function skipReason(scenario: Scenario, options: Pick<RunOptions, 'api' | 'capabilities'>): string | undefined {
   if (scenario.skip !== undefined) return scenario.skip;
@@ -74,6 +72,9 @@ export async function runScenario(scenario: Scenario, options: RunOptions): Prom
   const visible = scenario.client?.visible ?? true;
   const platform = options.api === 'public' ? await startPublicPlatform(visible) : await startInjectedPlatform(options.transport ?? 'memory', visible);
   let run: ScenarioRun | undefined;
+  // A rejection the client leaves unhandled (the way some clients log) is noted, not fatal to the whole run.
+  const noteRejection = (reason: unknown) => run?.note(`the client left a promise rejection unhandled: ${reason instanceof Error ? reason.message : String(reason)}`);
+  process.on('unhandledRejection', noteRejection);
   try {
     const userID = newScenarioUserID();
     const orphan = scenario.client?.orphan;
@@ -94,6 +95,7 @@ export async function runScenario(scenario: Scenario, options: RunOptions): Prom
   } finally {
     await run?.dispose();
     await platform.dispose();
+    process.off('unhandledRejection', noteRejection);
   }
 }
 
@@ -125,7 +127,7 @@ class ScenarioRun {
     this.transport = platform.transport;
     this.#session = new ClientSession(factory, platform, userID, capabilities, scenario.client);
     this.#ids = {
-      clientID: this.#session.client.clientID,
+      clientID: '',
       clientGroupID: '',
       ...(orphan === undefined ? {} : { orphanClientID: orphan.clientID, orphanGroupID: orphan.clientGroupID }),
     };
@@ -134,7 +136,9 @@ class ScenarioRun {
   async execute(): Promise<StepFailure | undefined> {
     let index = -1;
     try {
-      this.#ids = { ...this.#ids, clientGroupID: await this.#session.client.clientGroupID };
+      const { client } = this.#session;
+      const [clientID, clientGroupID] = await this.#finish(Promise.all([client.clientID, client.clientGroupID]), "the client's clientID and clientGroupID");
+      this.#ids = { ...this.#ids, clientID, clientGroupID };
       await this.#settle();
       for (index = 0; index < this.scenario.steps.length; index++) {
         const step = this.scenario.steps[index]!;
@@ -159,16 +163,8 @@ class ScenarioRun {
   }
 
   async dispose(): Promise<void> {
-    let closed = false;
-    void this.#session.client
-      .close()
-      .catch(() => {})
-      .finally(() => (closed = true));
     // Closing may wait on the store's timers (a last persist): let them fire.
-    for (let i = 0; i < MAX_SETTLES_FOR_PROMISE && !closed; i++) {
-      await this.transport.settle();
-      if (!closed && this.clock.nextDueAt() !== undefined) this.clock.fireNext();
-    }
+    await settlePromise(this.#session.client.close(), 'close()', () => this.transport.settle(), this.clock).catch(() => {});
   }
 
   async #run(step: Step): Promise<void> {
@@ -448,20 +444,10 @@ class ScenarioRun {
   }
 
   /** Waits for promise work; with `runTimers` the clock may move (timer by timer) while it waits. */
-  async #finish<T>(promise: Promise<T>, what: string, runTimers = false): Promise<T> {
-    let outcome: { value: T } | { error: unknown } | undefined;
-    promise.then(
-      (value) => (outcome = { value }),
-      (error: unknown) => (outcome = { error }),
-    );
-    for (let i = 0; i < MAX_SETTLES_FOR_PROMISE && outcome === undefined; i++) {
-      await this.#settle();
-      if (runTimers && outcome === undefined && this.clock.nextDueAt() !== undefined) this.clock.fireNext();
-    }
-    if (outcome === undefined) throw new CheckFailure(`timed out waiting for ${what}`);
-    if ('error' in outcome) throw new CheckFailure(`${what} failed: ${String(outcome.error)}`);
-    return outcome.value;
+  #finish<T>(promise: Promise<T> | T, what: string, runTimers = false): Promise<T> {
+    return settlePromise(promise, what, () => this.#settle(), runTimers ? this.clock : undefined);
   }
+
 
   // ---- the server's side ----
 
@@ -500,6 +486,11 @@ class ScenarioRun {
   #openedTimes(): string {
     const times = this.transport.sockets.map((s) => `t=${s.openedAt}`);
     return times.length === 0 ? 'no socket opened' : `sockets opened at ${times.join(', ')}`;
+  }
+
+  /** Adds a line to what happened. */
+  note(line: string): void {
+    this.#log(line);
   }
 
   #log(line: string): void {
