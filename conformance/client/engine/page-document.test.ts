@@ -17,6 +17,17 @@ describe('PageDocument', () => {
     expect(seen).toEqual(['hidden', 'object:visibilitychange', 'object:visibilitychange']);
   });
 
+  it('lets go of a listener whose signal aborts', () => {
+    const page = new PageDocument(true);
+    const controller = new AbortController();
+    let calls = 0;
+    page.addEventListener('visibilitychange', () => calls++, { signal: controller.signal });
+    page.setVisible(false);
+    controller.abort();
+    page.setVisible(true);
+    expect(calls).toBe(1);
+  });
+
   it('is what our client reads as a browser page', () => {
     const page = new PageDocument(false);
     const source = documentVisibility(page);

@@ -24,8 +24,12 @@ export class PageDocument {
     return !this.#visible;
   }
 
-  addEventListener(type: string, listener: Listener | null): void {
-    if (type === VISIBILITY_CHANGE && listener !== null) this.#listeners.add(listener);
+  addEventListener(type: string, listener: Listener | null, options?: boolean | { readonly signal?: AbortSignal }): void {
+    if (type !== VISIBILITY_CHANGE || listener === null) return;
+    const signal = typeof options === 'object' ? options.signal : undefined;
+    if (signal?.aborted) return;
+    this.#listeners.add(listener);
+    signal?.addEventListener('abort', () => this.#listeners.delete(listener), { once: true });
   }
 
   removeEventListener(type: string, listener: Listener | null): void {

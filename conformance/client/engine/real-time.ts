@@ -13,3 +13,6 @@ export const nextTurn = (): Promise<void> => new Promise<void>((resolve) => (nat
 
 /** Real milliseconds, for bounding the engine's waits. */
 export const realNow = (): number => nativeTimers.Date.now();
+
+/** Immediates scheduled and not yet run (a client busy with a chain of them, e.g. an IndexedDB in Node), besides the caller's own. */
+export const pendingImmediates = (): number => process.getActiveResourcesInfo().filter((resource) => resource === 'Immediate').length;

@@ -3,11 +3,11 @@ import type { AddressInfo } from 'node:net';
 import { WebSocketServer } from 'ws';
 import type { SocketConstructor } from '../../../src/connection/socket';
 import { countingWebSocket, type ClientSocketRecord } from './loopback-client-socket';
-import { nextTurn, realNow, realPause } from './real-time';
+import { nextTurn, pendingImmediates, realNow, realPause } from './real-time';
 import type { ServerTransport } from './transport';
 import { WsServerSocket } from './ws-server-socket';
 
-/** Idle event-loop turns, with nothing in flight, before the client counts as settled (its own macrotask hops). */
+/** Idle event-loop turns, with nothing in flight and no immediate pending, before the client counts as settled (its own macrotask hops). */
 const IDLE_TURNS = 3;
 /** Turns spun while frames are in flight before waiting in real milliseconds instead. */
 const SPIN_TURNS = 50;
@@ -66,7 +66,7 @@ export class WsTransport implements ServerTransport {
     while (idle < IDLE_TURNS && realNow() < deadline) {
       if (this.#uncounted()) return this.#settleQuietly(deadline);
       await (spins < SPIN_TURNS ? nextTurn() : realPause(1));
-      if (this.#events !== seen || !this.#nothingInFlight()) {
+      if (this.#events !== seen || !this.#nothingInFlight() || pendingImmediates() > 0) {
         seen = this.#events;
         idle = 0;
         spins++;
