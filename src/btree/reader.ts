@@ -35,7 +35,14 @@ export class BTreeRead implements BTreeReader, DiffSide {
   }
 
   async load(child: Child): Promise<Node> {
-    return typeof child === 'string' ? nodeFromChunk(await this.dag.mustGetChunk(child)) : child;
+    return this.loadNow(child) ?? nodeFromChunk(await this.dag.mustGetChunk(child as string));
+  }
+
+  /** The node when it is at hand, without waiting (undefined: load it). */
+  loadNow(child: Child): Node | undefined {
+    if (typeof child !== 'string') return child;
+    const chunk = this.dag.peekChunk?.(child);
+    return chunk === undefined ? undefined : nodeFromChunk(chunk);
   }
 
   /** Brings the tree up to date before a read that walks it (the writer applies buffered writes). */
@@ -126,12 +133,13 @@ export class BTreeRead implements BTreeReader, DiffSide {
   }
 
   protected async getFromTree(key: string): Promise<ReadonlyJSONValue | undefined> {
-    let node = await this.load(this.#root);
+    let node = this.loadNow(this.#root) ?? (await this.load(this.#root));
     while (node.level > 0) {
       const entries = node.entries as readonly InternalEntry[];
       const i = lowerBound(entries, key, compareUTF8);
       if (i === entries.length) return undefined;
-      node = await this.load(entries[i]![1]);
+      const child = entries[i]![1];
+      node = this.loadNow(child) ?? (await this.load(child));
     }
     const entries = node.entries as readonly Entry[];
     const i = lowerBound(entries, key, compareUTF8);

@@ -414,6 +414,11 @@ class LazyDagRead implements DagRead {
     return (await this.getChunk(hash)) !== undefined;
   }
 
+  peekChunk(hash: Hash): Chunk | undefined {
+    this.assertOpen();
+    return this.store.memoryChunk(hash);
+  }
+
   async getChunk(hash: Hash): Promise<Chunk | undefined> {
     this.assertOpen();
     const chunk = this.store.memoryChunk(hash);
@@ -472,6 +477,10 @@ class LazyDagWrite extends LazyDagRead implements DagWrite {
   async putChunk(chunk: Chunk): Promise<void> {
     this.assertOpen();
     this.#newChunks.set(chunk.hash, chunk);
+  }
+
+  override peekChunk(hash: Hash): Chunk | undefined {
+    return this.#newChunks.get(hash) ?? super.peekChunk(hash);
   }
 
   override async getChunk(hash: Hash): Promise<Chunk | undefined> {

@@ -18,6 +18,8 @@ export interface DagRead {
   getChunk(hash: Hash): Promise<Chunk | undefined>;
   /** Like getChunk, but a missing chunk is a typed ChunkNotFoundError. */
   mustGetChunk(hash: Hash): Promise<Chunk>;
+  /** The chunk when it is at hand (in memory), without waiting; undefined otherwise (then getChunk). */
+  peekChunk?(hash: Hash): Chunk | undefined;
   getHead(name: string): Promise<Hash | undefined>;
   release(): void;
 }
