@@ -239,6 +239,18 @@ describe('LazyDagStore', () => {
     expect(dag.isMemoryOnly(leaves[1]!)).toBe(false);
   });
 
+  it('reads that miss a chunk while it loads wait for that load instead of reading it again', async () => {
+    const writer = new LazyDagStore(new PersistentDagStore(new MemoryStore(NAME)));
+    const { root } = await populate(writer, 1);
+    await writer.persist();
+    const kv = new CountingStore(new MemoryStore(NAME));
+    const reader = new LazyDagStore(new PersistentDagStore(kv));
+    const reads = await Promise.all(Array.from({ length: 10 }, () => reader.withRead((r) => r.mustGetChunk(root))));
+    expect(reads.every((c) => c.data === 'root')).toBe(true);
+    // One chunk is two gets (its data and its refs).
+    expect(kv.gets).toBe(2);
+  });
+
   it('calls onCommit after commits that move heads', async () => {
     let commits = 0;
     const lazy = new LazyDagStore(new PersistentDagStore(new MemoryStore(NAME)), { onCommit: () => commits++ });

@@ -59,6 +59,8 @@ export class LazyDagStore implements DagStore {
   /** Heads changed since the last persist. */
   readonly #dirtyHeads = new Set<string>();
   #persisting: Promise<void> = Promise.resolve();
+  /** Persisted chunks being read into the cache. */
+  readonly #loading = new Map<Hash, Promise<Chunk | undefined>>();
   #closed = false;
 
   constructor(persistent: DagStore, options: LazyDagStoreOptions = {}) {
@@ -267,6 +269,30 @@ export class LazyDagStore implements DagStore {
     return this.#persistent.read();
   }
 
+  /**
+   * @internal Loads a persisted chunk into the cache; reads that miss it
+   * while it loads wait for that load (many subscriptions starting at once
+   * ask for the same root) instead of reading it again. A load that found
+   * nothing is not shared: the chunk may have been stored since it started.
+   */
+  async loadOnce(hash: Hash, load: () => Promise<Chunk | undefined>): Promise<Chunk | undefined> {
+    const loading = this.#loading.get(hash);
+    if (loading !== undefined) {
+      const chunk = await loading;
+      if (chunk !== undefined) return chunk;
+    }
+    const started = load().then((chunk) => {
+      if (chunk !== undefined) this.cacheLoaded(chunk);
+      return chunk;
+    });
+    this.#loading.set(hash, started);
+    try {
+      return await started;
+    } finally {
+      if (this.#loading.get(hash) === started) this.#loading.delete(hash);
+    }
+  }
+
   /** @internal */
   cacheLoaded(chunk: Chunk): void {
     if (!this.#mem.has(chunk.hash)) this.#cache.put(chunk, estimateChunkSize(chunk));
@@ -423,9 +449,7 @@ class LazyDagRead implements DagRead {
     this.assertOpen();
     const chunk = this.store.memoryChunk(hash);
     if (chunk !== undefined) return chunk;
-    const loaded = await (await this.#persistent()).getChunk(hash);
-    if (loaded !== undefined) this.store.cacheLoaded(loaded);
-    return loaded;
+    return this.store.loadOnce(hash, async () => (await this.#persistent()).getChunk(hash));
   }
 
   async mustGetChunk(hash: Hash): Promise<Chunk> {

@@ -7,7 +7,7 @@
 import { writeBTree } from '../btree/btree';
 import type { PersistentDagRead, PersistentDagStore, PersistentDagWrite } from '../dag/store';
 import type { Chunk, Hash } from '../dag/types';
-import { newCommitChunk, readChain, readCommit, type Commit, type SnapshotCommitData } from '../db/commit';
+import { newCommitChunk, readChain, readCommit, type Commit, type CommitData, type SnapshotCommitData } from '../db/commit';
 import { compareCookies } from '../db/cookie-order';
 import { compileIndex, sameIndexDefinition, type IndexDefinitions } from '../db/index-definition';
 import { readGroupChain, type GroupChain } from './group-chain';
@@ -86,10 +86,14 @@ export function joinClientGroup(perdag: PersistentDagStore, options: JoinOptions
   });
 }
 
-/** The head's chain and the root of its map, in one round of reads (the head alone when no chain is recorded). */
+/** The head's chain and the root of its map, in one round of reads (two when no chain is recorded: the head, then its root). */
 async function readHeadChunks(r: PersistentDagRead, head: Hash, chain: GroupChain | undefined): Promise<Chunk[]> {
-  const hashes = chain === undefined ? [head] : [...chain.commits, chain.root];
-  const chunks = await Promise.all(hashes.map((hash) => r.getChunk(hash)));
+  if (chain === undefined) {
+    const headChunk = await r.getChunk(head);
+    const root = headChunk === undefined ? undefined : await r.getChunk((headChunk.data as unknown as CommitData).valueHash);
+    return [headChunk, root].filter((c): c is Chunk => c !== undefined);
+  }
+  const chunks = await Promise.all([...chain.commits, chain.root].map((hash) => r.getChunk(hash)));
   return chunks.filter((c): c is Chunk => c !== undefined);
 }
 
