@@ -20,6 +20,18 @@ export class InvalidJSONValueError extends Error {
   }
 }
 
+/** A key a read, delete or scan names that no store can hold (the server refuses it the same way). */
+export class InvalidKeyError extends Error {
+  readonly kind = 'InvalidKey';
+  override readonly name = 'InvalidKeyError';
+  constructor(
+    readonly key: string,
+    what: string,
+  ) {
+    super(`${what} ${JSON.stringify(key)} is not well-formed Unicode (it has a lone surrogate)`);
+  }
+}
+
 export class IndexKeyNullByteError extends Error {
   readonly kind = 'IndexKeyNullByte';
   override readonly name = 'IndexKeyNullByteError';

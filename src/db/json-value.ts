@@ -1,9 +1,14 @@
 import type { ReadonlyJSONValue } from '../../protocol/json';
 import { MAX_JSON_VALUE_DEPTH } from '../../protocol/constants';
 import { isWellFormedText } from '../protocol/json-limits';
-import { InvalidJSONValueError } from './errors';
+import { InvalidJSONValueError, InvalidKeyError } from './errors';
 
 const NOT_WELL_FORMED = 'a string that is not well-formed Unicode (a lone surrogate)';
+
+/** Refuses a key that no store holds (put refuses it), so a read of it fails as it does on the server. */
+export function checkKeyText(key: string, what = 'Key'): void {
+  if (!isWellFormedText(key)) throw new InvalidKeyError(key, what);
+}
 
 /**
  * Copies `value` while checking that it is JSON, and deep-freezes the copy, in

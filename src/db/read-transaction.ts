@@ -1,7 +1,7 @@
 import type { ReadonlyJSONValue } from '../../protocol/json';
 import type { BTreeReader } from '../btree/types';
 import { TransactionClosedError } from './errors';
-import { deepFreezeJSON } from './json-value';
+import { checkKeyText, deepFreezeJSON } from './json-value';
 import { decodeIndexKey } from './index-key';
 import type { MapReaders } from './map-access';
 import type { ReadRecord } from './read-record';
@@ -40,6 +40,7 @@ export class ReadTransactionImpl<R extends BTreeReader = BTreeReader> implements
 
   async get(key: string): Promise<ReadonlyJSONValue | undefined> {
     this.checkOpen();
+    checkKeyText(key);
     this.record?.keys.add(key);
     const v = await this.maps.primary.get(key);
     return v === undefined ? v : deepFreezeJSON(v);
@@ -47,6 +48,7 @@ export class ReadTransactionImpl<R extends BTreeReader = BTreeReader> implements
 
   async has(key: string): Promise<boolean> {
     this.checkOpen();
+    checkKeyText(key);
     this.record?.keys.add(key);
     return this.maps.primary.has(key);
   }
@@ -68,6 +70,7 @@ export class ReadTransactionImpl<R extends BTreeReader = BTreeReader> implements
   scan(options: ScanIndexOptions): ScanResult<IndexKey>;
   scan(options?: ScanOptions): ScanResult<string> | ScanResult<IndexKey> {
     this.checkOpen();
+    checkScanKeys(options);
     const scan = normalizeScan(options, this.compare);
     const tree = scan.indexName === undefined ? this.maps.primary : this.maps.index(scan.indexName);
     const source = (from: string) => tree.scan(from);
@@ -76,5 +79,15 @@ export class ReadTransactionImpl<R extends BTreeReader = BTreeReader> implements
     return scan.indexName === undefined
       ? new ScanResultImpl<string>(open, identity)
       : new ScanResultImpl<IndexKey>(open, decodeIndexKey);
+  }
+}
+
+function checkScanKeys(options: ScanOptions | undefined): void {
+  if (options?.prefix !== undefined) checkKeyText(options.prefix, 'Scan prefix');
+  const start = options?.start?.key;
+  if (typeof start === 'string') checkKeyText(start, 'Scan start key');
+  else if (start !== undefined) {
+    checkKeyText(start[0], 'Scan start key');
+    if (start[1] !== undefined) checkKeyText(start[1], 'Scan start key');
   }
 }

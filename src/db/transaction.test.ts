@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { makeTestStore } from './test-helpers';
 import type { ReadTransaction, WriteTransaction } from './transaction-types';
-import { TransactionClosedError, InvalidJSONValueError, StoreClosedError } from './errors';
+import { TransactionClosedError, InvalidJSONValueError, InvalidKeyError, StoreClosedError } from './errors';
 
 describe('read and write transactions', () => {
   it('puts, gets, deletes and scans', async () => {
@@ -162,5 +162,17 @@ describe('read and write transactions', () => {
   it('rejects an unknown mutator', async () => {
     const { store } = await makeTestStore();
     await expect(store.mutate('nope')).rejects.toThrow(/Unknown mutator/);
+  });
+
+  it('refuses a key with a lone surrogate in a read, delete or scan, as the server does', async () => {
+    const { store } = await makeTestStore({ mutators: { del: async (tx: WriteTransaction) => tx.del('k\ud800') } });
+    await expect(store.mutate('del')).rejects.toThrow(expect.objectContaining({ kind: 'InvalidKey', message: 'Key "k\\ud800" is not well-formed Unicode (it has a lone surrogate)' }));
+    await store.query(async (tx) => {
+      await expect(tx.get('\udc00')).rejects.toThrow(InvalidKeyError);
+      await expect(tx.has('\udc00')).rejects.toThrow(InvalidKeyError);
+      expect(() => tx.scan({ prefix: 'a\ud83d' })).toThrow(/Scan prefix/);
+      expect(() => tx.scan({ start: { key: '\ud83d' } })).toThrow(/Scan start key/);
+      expect(await tx.get('😀')).toBeUndefined();
+    });
   });
 });

@@ -2,7 +2,7 @@ import type { ReadonlyJSONValue } from '../../protocol/json';
 import type { BTreeWriter } from '../btree/types';
 import type { ChangeMap } from './change-set';
 import { indexKeysFor, type CompiledIndex, type IndexSkipHandler } from './index-definition';
-import { cloneFrozenJSON } from './json-value';
+import { checkKeyText, cloneFrozenJSON } from './json-value';
 import type { MapReaders } from './map-access';
 import { ReadTransactionImpl } from './read-transaction';
 import type { KeyCompare } from './scan-options';
@@ -34,6 +34,7 @@ export class WriteTransactionImpl extends ReadTransactionImpl<BTreeWriter> imple
 
   async del(key: string): Promise<boolean> {
     this.checkOpen();
+    checkKeyText(key);
     return this.write(key, undefined);
   }
 
