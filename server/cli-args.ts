@@ -36,7 +36,7 @@ export interface CliOptions {
   };
   readonly allowAnonymous: boolean;
   readonly allowedOrigins: readonly string[];
-  /** FILE or FILE#export of the app's mutators; undefined: the demo's. */
+  /** FILE or FILE#export of the app's mutators; undefined: none (only the conformance mutators). */
   readonly mutators: string | undefined;
   readonly roomWorkers: number | undefined;
   readonly limits: {
@@ -60,7 +60,7 @@ export class CliUsageError extends Error {
   override readonly name = 'CliUsageError';
 }
 
-export const USAGE = `Usage: npm run server -- [options]
+export const USAGE = `Usage: roomsync-server [options]   (from the repository: npm run server -- [options])
   --port N                  port to listen on; 0 picks a free one (default 8080)
   --host H                  address to bind (default 127.0.0.1)
   --data-dir DIR            where the SQLite database lives (default ./data)
@@ -81,7 +81,8 @@ export const USAGE = `Usage: npm run server -- [options]
   --allowed-origins A,B     browser origins allowed besides the page's own (or *)
   --admin-key-file FILE     key of the admin API (or env ROOMSYNC_ADMIN_KEY; --admin-key KEY shows in ps)
   --require-rooms           refuse connects to rooms not created through the admin API
-  --mutators FILE[#name]    the app's mutators module and export (default: the demo's)
+  --mutators FILE[#name]    the app's mutators: an ES module (.js, .mjs; .ts from sources) and its export
+                            (default export name: mutators); without it only the conformance mutators
   --room-workers N          worker threads running rooms (default max(2, cores)); 0 runs them in the main thread
   --mutator-timeout-ms N    a mutator running longer is stopped and skipped (default 5000)
   --max-room-bytes N        room size limit, keys + JSON (default 64 MiB)

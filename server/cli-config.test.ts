@@ -10,12 +10,12 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const config = (argv: string[], env: NodeJS.ProcessEnv = {}) => cliServerConfig(parseCliArgs(argv), env, '/app');
 
 describe('cliServerConfig', () => {
-  it('development: dev auth with a warning, loopback origins, demo mutators in workers', () => {
+  it('development: dev auth with a warning, loopback origins, no app mutators (the conformance module) in workers', () => {
     const c = config([]);
     expect(c.warnings[0]).toMatch(/dev auth/);
     expect(c.options.allowLoopbackOrigins).toBe(true);
     expect(c.options.allowAnonymous).toBe(false);
-    expect(c.mutatorsModule).toMatchObject({ exportName: 'demoMutators' });
+    expect(c.mutatorsModule).toEqual({ url: new URL('./conformance-mutators.ts', import.meta.url).href, exportName: 'conformanceMutators' });
     expect(c.adminKey).toBeUndefined();
     expect(c.options.presence).toBeUndefined();
     expect(config(['--presence-grace-ms', '3000']).options.presence).toEqual({ graceMs: 3000 });

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { isAbsolute, resolve } from 'node:path';
+import { extname, isAbsolute, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { AuthHandler } from './auth/auth';
 import { devAuthHandler } from './auth/auth';
@@ -20,7 +20,15 @@ export interface CliServerConfig {
   readonly warnings: readonly string[];
 }
 
-const DEMO_MUTATORS: MutatorsModule = { url: new URL('../demo/shared/mutators.ts', import.meta.url).href, exportName: 'demoMutators' };
+/**
+ * Without --mutators: no app mutators, only the conformance ones every server
+ * registers. A module beside this one (server/ from the sources, dist/ in the
+ * package), so the rooms still run in worker threads.
+ */
+const NO_APP_MUTATORS: MutatorsModule = {
+  url: new URL(`./conformance-mutators${extname(new URL(import.meta.url).pathname)}`, import.meta.url).href,
+  exportName: 'conformanceMutators',
+};
 
 /** Reads a secret file, trimmed; a clear usage error when it cannot be read. */
 function secretFile(path: string, what: string): string {
@@ -32,7 +40,7 @@ function secretFile(path: string, what: string): string {
 }
 
 export function mutatorsModuleOf(spec: string | undefined, cwd: string): MutatorsModule {
-  if (spec === undefined) return DEMO_MUTATORS;
+  if (spec === undefined) return NO_APP_MUTATORS;
   const hash = spec.lastIndexOf('#');
   const file = hash === -1 ? spec : spec.slice(0, hash);
   const url = /^[a-z]+:\/\//.test(file) ? file : pathToFileURL(isAbsolute(file) ? file : resolve(cwd, file)).href;

@@ -1,5 +1,6 @@
+#!/usr/bin/env node
 /**
- * `npm run server -- [options]`: the reference server with SQLite storage
+ * `roomsync-server [options]` (from the repository `npm run server -- [options]`): the reference server with SQLite storage
  * (or PostgreSQL with --postgres URL / DATABASE_URL, for several nodes),
  * JSON logs on stderr and graceful shutdown on SIGTERM/SIGINT.
  */
