@@ -47,6 +47,15 @@ type Task =
 /** Attempts at a request whose room state was lost (a stopped worker, a stale cache) before giving up. */
 const MAX_ENGINE_ATTEMPTS = 4;
 
+/**
+ * On a shared storage, a room another node wrote within this long locks its
+ * row and catches up before each batch (two round trips); a room only this
+ * node wrote lately runs its batch on the cached state and commits it in one
+ * round trip, which the storage refuses when the room moved on meanwhile
+ * (then the state is reloaded and the batch runs again, locked).
+ */
+export const SHARED_ROOM_WINDOW_MS = 2000;
+
 /** The room's row is gone from a shared storage: another node deleted it. */
 class RoomDeletedError extends Error {
   override readonly name = 'RoomDeletedError';
@@ -72,6 +81,8 @@ export class Room {
   /** The version every connection was brought to (the state's version once the queue is free). */
   private version: number;
   private refreshQueued = false;
+  /** Until then (clock ms) batches lock the room first: another node wrote it lately (shared storages). */
+  private sharedUntil = 0;
   /** Joins and leaves of this room's clients through this node. */
   readonly presence: PresenceTracker | undefined;
 
@@ -253,7 +264,10 @@ export class Room {
   private async reopen(given?: StoredRoom): Promise<void> {
     this.deps.host.close(this.roomID);
     const stored = given ?? (await this.deps.storage.loadRoom(this.roomID));
-    if (stored === undefined) throw isSharedStorage(this.deps.storage) ? new RoomDeletedError(this.roomID) : new ClientError('RoomNotFound', this.roomID);
+    const shared = isSharedStorage(this.deps.storage);
+    if (stored === undefined) throw shared ? new RoomDeletedError(this.roomID) : new ClientError('RoomNotFound', this.roomID);
+    // Deleted and created again by another node meanwhile: these connections' cookies mean nothing there.
+    if (shared && stored.meta.version < this.version) throw new RoomDeletedError(this.roomID);
     // Clients bound at connect but not stored yet stay bound to their users.
     const bindings = [...this.conns].map((c) => ({ clientID: c.clientID, clientGroupID: c.clientGroupID, userID: c.userID }));
     reportUnservable(this.deps.logger, this.roomID, await this.deps.host.open(this.roomID, stored, bindings));
@@ -287,6 +301,7 @@ export class Room {
       if (this.closed) this.disconnectAll('RoomClosed', `Room ${this.roomID} was closed`);
     }
     if (changes.meta.version === this.version && !changes.full) return;
+    this.sharedUntil = this.deps.clock.now() + SHARED_ROOM_WINDOW_MS;
     if (changes.full || !this.open) return this.reopen(changes.full ? changes : undefined);
     try {
       this.pokeDelta(await this.deps.host.apply(this.roomID, changes));
@@ -309,10 +324,14 @@ export class Room {
     this.version = delta.version;
   }
 
-  /** A shared storage's batch holds the room's lock, after catching up with what other nodes committed. */
+  /**
+   * A shared storage's batch holds the room's lock, after catching up with
+   * what other nodes committed; undefined when the batch commits without it
+   * (its storage is not shared, or only this node wrote the room lately).
+   */
   private async lockForBatch(): Promise<RoomLock | undefined> {
     const storage = this.deps.storage;
-    if (!isSharedStorage(storage)) return undefined;
+    if (!isSharedStorage(storage) || this.deps.clock.now() >= this.sharedUntil) return undefined;
     const lock = await storage.lockRoom(this.roomID, this.version);
     if (lock === undefined) throw new RoomDeletedError(this.roomID);
     try {
@@ -414,6 +433,8 @@ export class Room {
           await this.waitForStorage(unavailable);
           continue;
         }
+        // Another node wrote the room: lock it for a while (this attempt too).
+        if (error instanceof StaleRoomError) this.sharedUntil = this.deps.clock.now() + SHARED_ROOM_WINDOW_MS;
         const retry = (error instanceof EngineLostError || error instanceof StaleRoomError) && attempt < MAX_ENGINE_ATTEMPTS;
         if (error instanceof EngineLostError && error.timedOut !== undefined) timedOut.push(error.timedOut);
         if (!retry) {

@@ -24,6 +24,11 @@ export class FlakySharedStorage extends MemoryStorage implements SharedStorage {
     return super.loadRoom(roomID);
   }
 
+  override async commitBatch(roomID: string, batch: BatchCommit): Promise<void> {
+    this.refuseWhenDown();
+    return super.commitBatch(roomID, batch);
+  }
+
   async changesSince(roomID: string, version: number): Promise<RoomChanges | undefined> {
     this.refuseWhenDown();
     const room = await super.loadRoom(roomID);
@@ -37,10 +42,7 @@ export class FlakySharedStorage extends MemoryStorage implements SharedStorage {
     if (changes === undefined) return undefined;
     return {
       changes,
-      commit: async (batch: BatchCommit) => {
-        this.refuseWhenDown();
-        await this.commitBatch(roomID, batch);
-      },
+      commit: (batch: BatchCommit) => this.commitBatch(roomID, batch),
       release: async () => {},
     };
   }

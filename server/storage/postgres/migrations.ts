@@ -41,6 +41,21 @@ CREATE TABLE roomsync_clients (
 CREATE INDEX roomsync_clients_by_version ON roomsync_clients (room_id, version);
 `,
   },
+  {
+    // A batch's first statement when it commits without reading the room first: it locks the room's
+    // row and fails the transaction (SQLSTATE RS001) unless the room is at the version the batch ran
+    // against, so the batch is written and committed in one round trip.
+    version: 2,
+    sql: `
+CREATE FUNCTION roomsync_expect_version(p_room_id text, p_version bigint) RETURNS void LANGUAGE plpgsql AS $$
+BEGIN
+  PERFORM 1 FROM roomsync_rooms WHERE room_id = p_room_id AND version = p_version FOR UPDATE;
+  IF NOT FOUND THEN
+    RAISE EXCEPTION 'roomsync room % is not at version %', p_room_id, p_version USING ERRCODE = 'RS001';
+  END IF;
+END $$;
+`,
+  },
 ];
 
 /** Any 64-bit number that other users of the database do not take for their advisory locks. */

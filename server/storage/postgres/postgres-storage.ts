@@ -107,7 +107,12 @@ const SQL = {
     )
     UPDATE roomsync_rooms SET version = $8, tombstone_horizon = GREATEST(tombstone_horizon, $9) WHERE room_id = $1`,
   notify: 'SELECT pg_notify($1, $2)',
+  // Locks the room's row; fails the transaction (STALE_ROOM_SQLSTATE) unless the room is at $2.
+  expectVersion: 'SELECT roomsync_expect_version($1, $2)',
 };
+
+/** What roomsync_expect_version raises when the room is not at the version a batch ran against (or is gone). */
+const STALE_ROOM_SQLSTATE = 'RS001';
 
 type Query = string | { readonly name: string; readonly text: string; readonly values: readonly unknown[] };
 
@@ -347,7 +352,7 @@ export class PostgresStorage implements SharedStorage {
   }
 
   /** The statement that writes a batch and bumps the room's version, then COMMIT. */
-  writeQueries(roomID: string, batch: BatchCommit): Query[] {
+  private writeQueries(roomID: string, batch: BatchCommit): Query[] {
     const e = batch.entries;
     const c = batch.clients;
     if (e.some((x) => x.version !== batch.version)) throw new Error('Every entry of a batch carries the batch\'s version');
@@ -375,18 +380,46 @@ export class PostgresStorage implements SharedStorage {
    * Lost only if this node dies between the two; the other nodes' poll then
    * catches up.
    */
-  versionHint(roomID: string, version: number): Query {
+  private versionHint(roomID: string, version: number): Query {
     return q('notify', [NOTIFY_CHANNEL, encodeEvent(this.nodeID, { kind: 'room', roomID, version })]);
   }
 
-  warnHintFailed(error: unknown): void {
-    this.logger.warn('could not notify other nodes of a batch (their poll catches up)', { error });
+  /**
+   * One round trip: BEGIN, lock the room's row if it is still at the batch's
+   * base version, write, COMMIT, NOTIFY. A room at another version (another
+   * node committed meanwhile, or deleted it) rolls back with StaleRoomError;
+   * nothing is written.
+   */
+  async commitBatch(roomID: string, batch: BatchCommit): Promise<void> {
+    let client: pg.PoolClient;
+    try {
+      client = await this.pool.connect();
+    } catch (error) {
+      throw classifyPgError(error, 'committing a batch');
+    }
+    await this.settleCommit(client, roomID, batch, ['BEGIN', q('expectVersion', [roomID, batch.baseVersion])]);
   }
 
-  async commitBatch(roomID: string, batch: BatchCommit): Promise<void> {
-    const lock = await this.lockRoom(roomID, batch.baseVersion);
-    if (lock === undefined) throw new Error(`Room ${roomID} does not exist`);
-    await lock.commit(batch);
+  /**
+   * Sends `first` (for a transaction not open yet: BEGIN and the version
+   * check), the batch's write, COMMIT and the version hint at once, and
+   * returns the connection to the pool.
+   */
+  async settleCommit(client: pg.PoolClient, roomID: string, batch: BatchCommit, first: readonly Query[]): Promise<void> {
+    const settled = await pipelineSettled(client, [...first, ...this.writeQueries(roomID, batch), this.versionHint(roomID, batch.version)]);
+    const hint = settled.pop()!;
+    const failed = settled.find((r) => r.status === 'rejected');
+    if (failed !== undefined) {
+      await this.finish(client, failed.reason);
+      if ((failed.reason as { code?: unknown }).code === STALE_ROOM_SQLSTATE) throw new StaleRoomError(roomID, batch.baseVersion);
+      throw classifyPgError(failed.reason, 'committing a batch');
+    }
+    if (hint.status === 'rejected') {
+      this.logger.warn('could not notify other nodes of a batch (their poll catches up)', { error: hint.reason });
+      client.release(isTransientPgError(hint.reason) ? (hint.reason as Error) : undefined);
+      return;
+    }
+    client.release();
   }
 
   async publish(event: ClusterEvent): Promise<void> {
@@ -440,19 +473,7 @@ class PgRoomLock implements RoomLock {
       await this.storage.finish(this.client, undefined);
       throw new StaleRoomError(this.roomID, batch.baseVersion);
     }
-    const settled = await pipelineSettled(this.client, [...this.storage.writeQueries(this.roomID, batch), this.storage.versionHint(this.roomID, batch.version)]);
-    const hint = settled.pop()!;
-    const failed = settled.find((r) => r.status === 'rejected');
-    if (failed !== undefined) {
-      await this.storage.finish(this.client, failed.reason);
-      throw classifyPgError(failed.reason, 'committing a batch');
-    }
-    if (hint.status === 'rejected') {
-      this.storage.warnHintFailed(hint.reason);
-      this.client.release(isTransientPgError(hint.reason) ? (hint.reason as Error) : undefined);
-      return;
-    }
-    this.client.release();
+    await this.storage.settleCommit(this.client, this.roomID, batch, []);
   }
 
   async release(): Promise<void> {
