@@ -18,9 +18,9 @@ import { defineConfig, type UserConfig } from 'tsdown';
  * a resolution error at import time.
  */
 const OPTIONAL_PEERS: Record<string, string> = {
-  ws: 'roomsync/server, roomsync/node and the conformance runners need it',
-  'better-sqlite3': 'SQLite storage (roomsync/server) and the Node client store (roomsync/node) need it',
-  pg: 'PostgreSQL storage (roomsync/server --postgres) needs it',
+  ws: 'the server, the Node client and the conformance runners need it',
+  'better-sqlite3': 'SQLite storage and the Node client with a dataDir need it',
+  pg: 'PostgreSQL storage needs it',
 };
 const PEER_PREFIX = '\0roomsync-optional-peer:';
 
@@ -35,7 +35,7 @@ function load() {
     loaded = require(${JSON.stringify(name)});
   } catch (error) {
     if (error && error.code === 'MODULE_NOT_FOUND' && String(error.message).includes(${JSON.stringify(`'${name}'`)})) {
-      throw new Error(${JSON.stringify(`The package "${name}" is not installed (${why}): npm install ${name}`)}, { cause: error });
+      throw new Error(${JSON.stringify(`roomsync: the package "${name}" is not installed; ${why}. Install it: npm install ${name}`)}, { cause: error });
     }
     throw error;
   }
@@ -78,13 +78,20 @@ const config: UserConfig = defineConfig({
   clean: true,
   hash: true,
   copy: [{ from: 'server/engine/worker-boot.mjs', to: 'dist' }],
+  // The declaration plugin's intermediate step has no source map of its own (the JavaScript maps are whole); the timings note is noise.
+  checks: { sourcemapBroken: false, pluginTimings: false },
+  failOnWarn: true,
   plugins: [
     {
       name: 'roomsync-optional-peers',
-      resolveId(source: string, importer: string | undefined) {
-        // Declarations keep naming the real package (its types); only the JavaScript loads it lazily.
-        if (importer !== undefined && /\.d\.[cm]?ts$/.test(importer)) return null;
-        return Object.hasOwn(OPTIONAL_PEERS, source) ? { id: `${PEER_PREFIX}${source}` } : null;
+      resolveId: {
+        // Before tsdown's own resolution, which would keep the plain import of an external package.
+        order: 'pre',
+        handler(source: string, importer: string | undefined) {
+          // Declarations keep naming the real package (its types); only the JavaScript loads it lazily.
+          if (importer !== undefined && /\.d\.[cm]?ts$/.test(importer)) return null;
+          return Object.hasOwn(OPTIONAL_PEERS, source) ? { id: `${PEER_PREFIX}${source}` } : null;
+        },
       },
       load(id: string) {
         return id.startsWith(PEER_PREFIX) ? lazyPeerModule(id.slice(PEER_PREFIX.length)) : null;
