@@ -7,14 +7,21 @@ import { lowerBound, nodeFromChunk, type Child, type InternalEntry, type Node } 
 import { ScanIterator } from './scan-iterator';
 import type { BTreeReader, DiffOp, Entry } from './types';
 
-/** Leaves loaded ahead of a scan, so a cold scan waits on storage in parallel. */
-const READ_AHEAD_LEAVES = 32;
+/**
+ * Leaves loaded ahead of a scan, so a cold scan waits on storage in parallel:
+ * a few at first (a short scan reads little more than it needs), twice as
+ * many each time the scan reaches one loaded ahead, up to the most.
+ */
+const READ_AHEAD_FIRST = 2;
+const READ_AHEAD_MOST = 32;
 
 interface Frame {
   readonly entries: readonly InternalEntry[];
   index: number;
   readonly level: number;
   ahead: Map<number, Promise<Node>> | undefined;
+  /** How many leaves this frame loads ahead now. */
+  window?: number;
 }
 
 export class BTreeRead implements BTreeReader, DiffSide {
@@ -107,11 +114,13 @@ export class BTreeRead implements BTreeReader, DiffSide {
   #child(frame: Frame): Promise<Node> {
     const { entries, index } = frame;
     let node = frame.ahead?.get(index);
-    if (node !== undefined) frame.ahead!.delete(index);
-    else node = this.load(entries[index]![1]);
+    if (node !== undefined) {
+      frame.ahead!.delete(index);
+      frame.window = Math.min(READ_AHEAD_MOST, (frame.window ?? READ_AHEAD_FIRST) * 2);
+    } else node = this.load(entries[index]![1]);
     if (frame.level === 1) {
       const ahead = (frame.ahead ??= new Map());
-      const end = Math.min(entries.length, index + 1 + READ_AHEAD_LEAVES);
+      const end = Math.min(entries.length, index + 1 + (frame.window ?? READ_AHEAD_FIRST));
       for (let i = index + 1; i < end; i++) {
         const child = entries[i]![1];
         if (typeof child !== 'string' || ahead.has(i)) continue;
