@@ -4,7 +4,19 @@ import { formatReport } from '../report';
 import { startReferenceServer, type ReferenceServerFixture } from '../reference-server-fixture';
 import { runServerConformance } from '../run-server-conformance';
 import { startProxy, type ProxyHooks } from './mitm-proxy';
-import { acceptAnyVersion, applyDuplicatesTwice, dropCatchUpDeletes, offByOneBaseCookie, leakAcksToAllGroups, stringCookies } from './variants';
+import {
+  acceptAnyVersion,
+  applyDuplicatesTwice,
+  dropCatchUpDeletes,
+  offByOneBaseCookie,
+  leakAcksToAllGroups,
+  pullAnswersNothing,
+  pullAnswersStaleIDs,
+  pullLeaksOtherGroups,
+  readMissingBaseCookieAsCurrent,
+  readMissingBaseCookieAsNone,
+  stringCookies,
+} from './variants';
 
 let server: ReferenceServerFixture;
 
@@ -92,5 +104,43 @@ describe('the runner against deliberately broken servers', () => {
     expect(poke.status).toBe('fail');
     expect(poke.message).toMatch(/the server sent a frame that does not match the protocol: Invalid downstream poke message: \/1\/cookie/);
     expect(poke.actual).toMatch(/^\["poke",\{.*"cookie":"\d+"/);
+  });
+
+  it('a missing baseCookie: refused (as our server does) or read as none (as the original does), both pass', async () => {
+    const refused = await runThroughProxy({}, 'connect/missing-baseCookie');
+    expect(refused.failed, formatReport(refused)).toBe(0);
+    const readAsNone = await runThroughProxy(readMissingBaseCookieAsNone(), 'connect/missing-baseCookie');
+    expect(readAsNone.failed, formatReport(readAsNone)).toBe(0);
+  });
+
+  it('(g) a missing baseCookie accepted but read as up to date: connect/missing-baseCookie fails', async () => {
+    const summary = await runThroughProxy(readMissingBaseCookieAsCurrent(), 'connect/missing-baseCookie');
+    const check = result(summary.results, 'connect/missing-baseCookie');
+    expect(check.status).toBe('fail');
+    expect(check.message).toMatch(/accepted a connect without baseCookie but did not read it as none/);
+    expect(check.expected).toMatch(/a poke from baseCookie null carrying the room/);
+    expect(check.actual).toMatch(/has baseCookie \d+ but the client's cookie was null/);
+  });
+
+  it('(h) recovery pulls answered with nothing: pull/recovery fails naming the missing ids', async () => {
+    const summary = await runThroughProxy(pullAnswersNothing(), 'pull/recovery');
+    const check = result(summary.results, 'pull/recovery');
+    expect(check.status).toBe('fail');
+    expect(check.message).toMatch(/the pull answer from cookie null lacks the group's changes since that cookie/);
+    expect(check.actual).toBe('{}');
+  });
+
+  it('(i) recovery pulls with stale ids (fewer than the changes since the cookie): pull/recovery fails', async () => {
+    const summary = await runThroughProxy(pullAnswersStaleIDs(), 'pull/recovery');
+    const check = result(summary.results, 'pull/recovery');
+    expect(check.status).toBe('fail');
+    expect(check.message).toMatch(/lacks the group's changes since that cookie \(.+ → 2, .+ → 1\)/);
+  });
+
+  it("(j) recovery pulls naming a client outside the pulled group: pull/recovery fails", async () => {
+    const summary = await runThroughProxy(pullLeaksOtherGroups(), 'pull/recovery');
+    const check = result(summary.results, 'pull/recovery');
+    expect(check.status).toBe('fail');
+    expect(check.message).toMatch(/names ids that are not the group's/);
   });
 });

@@ -136,3 +136,69 @@ export function stringCookies(): ProxyHooks {
     },
   };
 }
+
+/** A connect without baseCookie reaches the server with an empty one: the server then reads it as none (correct). */
+function withEmptyBaseCookie(pathAndQuery: string): string {
+  const url = new URL(pathAndQuery, 'ws://proxy.invalid');
+  if (!url.searchParams.has('baseCookie')) url.searchParams.set('baseCookie', '');
+  return `${url.pathname}${url.search}`;
+}
+
+/** Accepts a connect without baseCookie and reads it as none, like the original server (not broken: the relaxed check passes). */
+export function readMissingBaseCookieAsNone(): ProxyHooks {
+  return { rewriteConnectPath: withEmptyBaseCookie };
+}
+
+/** (g) Accepts a connect without baseCookie but reads it as "up to date": no catch-up, later pokes start from the room's cookie. */
+export function readMissingBaseCookieAsCurrent(): ProxyHooks {
+  const caughtUp = new WeakSet<ProxiedConnection>();
+  return {
+    rewriteConnectPath: withEmptyBaseCookie,
+    downstream(text, connection) {
+      if (connection.query.has('baseCookie') || parse(text)?.[0] !== 'poke' || caughtUp.has(connection)) return [text];
+      caughtUp.add(connection);
+      return [];
+    },
+  };
+}
+
+/** (h) Recovery pulls are answered as if nothing had changed since any cookie. */
+export function pullAnswersNothing(): ProxyHooks {
+  return {
+    downstream(text) {
+      const frame = parse(text);
+      if (frame?.[0] !== 'pull') return [text];
+      return [JSON.stringify(['pull', { ...(frame[1] as object), lastMutationIDChanges: {} }])];
+    },
+  };
+}
+
+/** (i) Recovery pulls answer each client's id before its last mutation: less than the changes since the cookie. */
+export function pullAnswersStaleIDs(): ProxyHooks {
+  return {
+    downstream(text) {
+      const frame = parse(text);
+      if (frame?.[0] !== 'pull') return [text];
+      const body = frame[1] as { lastMutationIDChanges: Record<string, number> };
+      const stale = Object.fromEntries(Object.entries(body.lastMutationIDChanges).map(([clientID, id]) => [clientID, id - 1]));
+      return [JSON.stringify(['pull', { ...body, lastMutationIDChanges: stale }])];
+    },
+  };
+}
+
+/** (j) Recovery pulls also name the puller's own clients: ids that are not the pulled group's. */
+export function pullLeaksOtherGroups(): ProxyHooks {
+  const pullerOf = new WeakMap<ProxiedConnection, string>();
+  return {
+    upstream(text, connection) {
+      pullerOf.set(connection, connection.query.get('clientID') ?? '');
+      return [text];
+    },
+    downstream(text, connection) {
+      const frame = parse(text);
+      if (frame?.[0] !== 'pull') return [text];
+      const body = frame[1] as { lastMutationIDChanges: Record<string, number> };
+      return [JSON.stringify(['pull', { ...body, lastMutationIDChanges: { ...body.lastMutationIDChanges, [pullerOf.get(connection) ?? 'puller']: 1 } }])];
+    },
+  };
+}
