@@ -4,9 +4,12 @@ export {
   type ConnectionStatus,
   type MakeMutator,
   type MakeMutators,
+  type ReflectEnvironment,
   type ReflectOptions,
+  type UpdateNeededReason,
 } from './reflect';
-export type { UpdateNeededReason } from './connection/connection';
+export type { KvStoreOption } from './persist/local-stores';
+export type { BroadcastChannelConstructor, BroadcastChannelLike } from './persist/tab-channel';
 export type { AuthOption } from './connection/auth';
 export type {
   Clock,
@@ -16,7 +19,7 @@ export type {
   Timers,
   VisibilitySource,
 } from './connection/environment';
-export type { SocketConstructor, SocketLike } from './connection/socket';
+export type { SocketCloseEvent, SocketConstructor, SocketLike, SocketMessageEvent } from './connection/socket';
 export {
   AuthError,
   ClientClosedError,
@@ -35,6 +38,8 @@ export {
 } from './connection/errors';
 export { MutationTooLargeError, PUSH_MAX_FRAME_BYTES, PUSH_MAX_MUTATIONS } from './connection/push-limits';
 export { createConsoleSink, Logger, type LogContext, type LogLevel, type LogSink } from './logging/index';
+export type { ConsoleLike } from './logging/console-sink';
+export type { LogFunction } from './logging/logger';
 export { noopMetrics, type Gauge, type Metrics, type StateMetric } from './metrics/metrics';
 export { LAST_CONNECT_ERROR, TIME_TO_CONNECT_MS } from './metrics/metric-names';
 export type {
@@ -44,6 +49,10 @@ export type {
   MutatorImpl,
   ReadonlyJSONValue,
   ReadTransaction,
+  ScanIndexOptions,
+  ScanIndexStartKey,
+  ScanNoIndexOptions,
+  ScanStartKey,
   ScanOptions,
   ScanResult,
   TransactionReason,
