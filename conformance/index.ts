@@ -3,6 +3,7 @@
  * test of another server or client). `server` drives a server over the wire
  * protocol; `client` drives a client against a scripted server. The bin
  * `roomsync-conformance` runs them from the command line.
+ * @module roomsync/conformance
  */
 export * as server from './server/index';
 export * as client from './client/index';
