@@ -75,26 +75,39 @@ export function joinClientGroup(perdag: PersistentDagStore, options: JoinOptions
     }
     const client = { heartbeatTimestampMs: options.now, headHash: joined.headHash, clientGroupID: joined.clientGroupID, tempRefreshHash: null };
     const chain = chains[groupIDs.indexOf(joined.clientGroupID)];
-    const [, preloaded] = await Promise.all([
+    const [, head] = await Promise.all([
       writeClient(w, options.clientID, client, undefined),
       readHeadChunks(w, joined.headHash, chain?.head === joined.headHash ? chain : undefined),
       // Read with the chunks: the commit reads it again (from the transaction's memory) to count the client's head.
       w.refCount(joined.headHash),
     ]);
+    // The first read walks down from the root: a small top level comes in the same transaction, while it commits.
+    const topLevel = head.root !== undefined && head.root.refs.length <= PRELOADED_ROOT_CHILDREN_MAX ? Promise.all(head.root.refs.map((ref) => w.getChunk(ref))) : undefined;
+    topLevel?.catch(() => {});
     await w.commit();
-    return { ...joined, preloaded };
+    const children = (await topLevel)?.filter((c): c is Chunk => c !== undefined) ?? [];
+    return { ...joined, preloaded: [...head.chunks, ...children] };
   });
 }
 
+/**
+ * A root with at most this many children has them read while the client
+ * joins (a constant number of chunks, whatever the size of the store): the
+ * first read then needs only the levels below them.
+ */
+export const PRELOADED_ROOT_CHILDREN_MAX = 8;
+
 /** The head's chain and the root of its map, in one round of reads (two when no chain is recorded: the head, then its root). */
-async function readHeadChunks(r: PersistentDagRead, head: Hash, chain: GroupChain | undefined): Promise<Chunk[]> {
+async function readHeadChunks(r: PersistentDagRead, head: Hash, chain: GroupChain | undefined): Promise<{ chunks: Chunk[]; root?: Chunk }> {
   if (chain === undefined) {
     const headChunk = await r.getChunk(head);
-    const root = headChunk === undefined ? undefined : await r.getChunk((headChunk.data as unknown as CommitData).valueHash);
-    return [headChunk, root].filter((c): c is Chunk => c !== undefined);
+    if (headChunk === undefined) return { chunks: [] };
+    const root = await r.getChunk((headChunk.data as unknown as CommitData).valueHash);
+    return root === undefined ? { chunks: [headChunk] } : { chunks: [headChunk, root], root };
   }
   const chunks = await Promise.all([...chain.commits, chain.root].map((hash) => r.getChunk(hash)));
-  return chunks.filter((c): c is Chunk => c !== undefined);
+  const root = chunks[chunks.length - 1];
+  return { chunks: chunks.filter((c): c is Chunk => c !== undefined), ...(root === undefined ? {} : { root }) };
 }
 
 /** Why a group cannot take this client, or undefined when it can. */
