@@ -44,15 +44,35 @@ type Task =
   | { readonly kind: 'presence'; readonly change: PresenceChange }
   | { readonly kind: 'run'; readonly run: () => void | Promise<void> };
 
+/** Pushes and presence changes that run as one batch. */
+interface Batch {
+  readonly pushes: readonly { readonly conn: ClientConnection; readonly push: PushBody }[];
+  readonly presence: readonly PresenceChange[];
+}
+
+/** A batch run in the engine while the one before it was being stored. */
+interface RunAhead {
+  /** undefined when it could not run (it runs again in turn). */
+  readonly result: BatchResult | undefined;
+  /** Which load of the room's state it ran on. */
+  readonly epoch: number;
+  readonly timedOut: readonly MutationPlace[];
+}
+
+/** A batch stored in the background that must run again, and why. */
+interface StoreRetry {
+  readonly batch: Batch;
+  readonly failure: StaleRoomError | StorageUnavailableError;
+}
+
 /** Attempts at a request whose room state was lost (a stopped worker, a stale cache) before giving up. */
 const MAX_ENGINE_ATTEMPTS = 4;
 
 /**
  * On a shared storage, a room another node wrote within this long locks its
- * row and catches up before each batch (two round trips); a room only this
- * node wrote lately runs its batch on the cached state and commits it in one
- * round trip, which the storage refuses when the room moved on meanwhile
- * (then the state is reloaded and the batch runs again, locked).
+ * row and catches up before each batch; a room written by this node alone
+ * runs its batch on the cached state and commits it in one round trip (the
+ * storage refuses it when the room moved on meanwhile, and it runs again locked).
  */
 export const SHARED_ROOM_WINDOW_MS = 2000;
 
@@ -81,8 +101,12 @@ export class Room {
   /** The version every connection was brought to (the state's version once the queue is free). */
   private version: number;
   private refreshQueued = false;
+  /** Set while the queue waits for a batch being stored: something new arrived. */
+  private wake: (() => void) | undefined;
   /** Until then (clock ms) batches lock the room first: another node wrote it lately (shared storages). */
   private sharedUntil = 0;
+  /** Counts loads of the room's state into the host: a batch run on an earlier one is stale. */
+  private epoch = 0;
   /** Joins and leaves of this room's clients through this node. */
   readonly presence: PresenceTracker | undefined;
 
@@ -221,32 +245,46 @@ export class Room {
   }
 
   private schedule(): void {
-    if (this.running) return;
+    if (this.running) return this.wake?.();
     this.running = true;
     // A microtask, so every frame already read from the sockets joins the batch.
     queueMicrotask(() => void this.drain());
   }
 
+  /**
+   * Runs the queue. A batch that needs no lock is stored in the background
+   * while the next one already runs in the engine; that one is stored (and
+   * poked) only after it, and runs again when it turns out to have run on a
+   * state that was not stored.
+   */
   private async drain(): Promise<void> {
+    let storing: Promise<StoreRetry | undefined> | undefined;
     try {
-      while (this.queue.length > 0) {
+      for (;;) {
+        if (this.queue.length === 0) {
+          if (storing === undefined) break;
+          // Until the batch is stored, or something arrives that can run meanwhile.
+          const stored = await Promise.race([storing.then(() => true), new Promise<false>((resolve) => (this.wake = () => resolve(false)))]);
+          this.wake = undefined;
+          if (!stored) continue;
+          await this.afterStoring(storing);
+          storing = undefined;
+          continue;
+        }
         const first = this.queue[0]!;
         if (first.kind === 'run') {
+          await this.afterStoring(storing);
+          storing = undefined;
           this.queue.shift();
           await first.run();
           continue;
         }
-        let n = 0;
-        while (n < this.queue.length && this.queue[n]!.kind !== 'run') n++;
-        const batch = this.queue.splice(0, n) as Exclude<Task, { kind: 'run' }>[];
-        const pushes = batch.filter((t) => t.kind === 'push');
-        const presence = batch.flatMap((t) => (t.kind === 'presence' ? [t.change] : []));
-        try {
-          await this.processBatch(pushes, presence);
-        } catch (error) {
-          // Not expected: the state in memory can no longer be trusted; reload it from storage.
-          this.fail(new StorageError(`Processing a batch of room ${this.roomID} failed`, { cause: error }));
-        }
+        const batch = this.takeBatch();
+        const ahead = this.lockless() ? await this.runAhead(batch) : undefined;
+        await this.afterStoring(storing);
+        storing = undefined;
+        if (ahead?.result !== undefined && ahead.epoch === this.epoch && this.open && !this.broken) storing = this.store(batch, ahead.result);
+        else await this.processBatch(batch, { timedOut: ahead?.timedOut ?? [] });
       }
     } finally {
       this.running = false;
@@ -257,11 +295,64 @@ export class Room {
     }
   }
 
+  /** The tasks at the head of the queue up to the next `run`. */
+  private takeBatch(): Batch {
+    let n = 0;
+    while (n < this.queue.length && this.queue[n]!.kind !== 'run') n++;
+    const tasks = this.queue.splice(0, n) as Exclude<Task, { kind: 'run' }>[];
+    return {
+      pushes: tasks.filter((t) => t.kind === 'push'),
+      presence: tasks.flatMap((t) => (t.kind === 'presence' ? [t.change] : [])),
+    };
+  }
+
+  /** Whether a batch runs without the room's lock: its storage is not shared, or only this node wrote the room lately. */
+  private lockless(): boolean {
+    return !isSharedStorage(this.deps.storage) || this.deps.clock.now() >= this.sharedUntil;
+  }
+
+  /** Runs a batch in the engine only (the caller stores it); a failure leaves it to run again in turn. */
+  private async runAhead(batch: Batch): Promise<RunAhead> {
+    const epoch = this.epoch;
+    if (!this.open || this.broken) return { result: undefined, epoch, timedOut: [] };
+    try {
+      return { result: await this.deps.host.batch(this.roomID, batchRequest(batch, [])), epoch, timedOut: [] };
+    } catch (error) {
+      this.open = false;
+      return { result: undefined, epoch, timedOut: error instanceof EngineLostError && error.timedOut !== undefined ? [error.timedOut] : [] };
+    }
+  }
+
+  /** Waits for the batch being stored; one that could not be stored runs again (and is stored) now. */
+  private async afterStoring(storing: Promise<StoreRetry | undefined> | undefined): Promise<void> {
+    const retry = await storing;
+    if (retry !== undefined) await this.processBatch(retry.batch, { timedOut: [], failure: retry.failure });
+  }
+
+  /**
+   * Stores a batch run ahead and pokes; answers the batch when it must run
+   * again (the storage refused it as stale or could not be reached: the
+   * engine's state holds it, and perhaps the next one, so it is reloaded).
+   */
+  private async store(batch: Batch, result: BatchResult): Promise<StoreRetry | undefined> {
+    try {
+      if (result.commit !== undefined) await this.deps.storage.commitBatch(this.roomID, result.commit);
+      this.settled(batch, result);
+      return undefined;
+    } catch (error) {
+      this.open = false;
+      if (error instanceof StaleRoomError || error instanceof StorageUnavailableError) return { batch, failure: error };
+      this.fail(new StorageError(`Storing a batch of room ${this.roomID} failed`, { cause: error }));
+      return undefined;
+    }
+  }
+
   /**
    * Loads the room's state into the host again (after it was lost or found
    * stale), and pokes the connections across whatever it moved on by.
    */
   private async reopen(given?: StoredRoom): Promise<void> {
+    this.epoch++;
     this.deps.host.close(this.roomID);
     const stored = given ?? (await this.deps.storage.loadRoom(this.roomID));
     const shared = isSharedStorage(this.deps.storage);
@@ -397,24 +488,37 @@ export class Room {
     this.deps.counters.pokes++;
   }
 
-  private async processBatch(pushes: readonly { conn: ClientConnection; push: PushBody }[], presence: readonly PresenceChange[] = []): Promise<void> {
+  /**
+   * Runs a batch (locked, on a shared storage a node other than this one
+   * wrote lately) and stores it, with retries; `failure` is the first
+   * attempt's, when it was made in the background already.
+   */
+  private async processBatch(batch: Batch, first: { readonly timedOut: readonly MutationPlace[]; readonly failure?: unknown }): Promise<void> {
+    try {
+      await this.runAndStore(batch, first);
+    } catch (error) {
+      // Not expected: the state in memory can no longer be trusted; reload it from storage.
+      this.fail(new StorageError(`Processing a batch of room ${this.roomID} failed`, { cause: error }));
+    }
+  }
+
+  private async runAndStore(batch: Batch, first: { readonly timedOut: readonly MutationPlace[]; readonly failure?: unknown }): Promise<void> {
     if (this.broken) return;
-    // Connections by number in this batch (a push whose socket closed since is still applied).
-    const pushers = [...new Set(pushes.map((p) => p.conn))];
-    const timedOut: MutationPlace[] = [];
-    const request = (): BatchRequest => ({
-      pushes: pushes.map(({ conn, push }) => ({ conn: pushers.indexOf(conn), auth: conn.auth, push })),
-      timedOut,
-      ...(presence.length === 0 ? {} : { presence }),
-    });
+    const timedOut = [...first.timedOut];
+    let failure = first.failure;
     let result: BatchResult | undefined;
     let unavailable = 0;
     for (let attempt = 1; result === undefined; attempt++) {
       try {
+        if (failure !== undefined) {
+          const e = failure;
+          failure = undefined;
+          throw e;
+        }
         if (!this.open) await this.reopen();
         const lock = await this.lockForBatch();
         try {
-          result = await this.deps.host.batch(this.roomID, request());
+          result = await this.deps.host.batch(this.roomID, batchRequest(batch, timedOut));
           if (result.commit === undefined) await lock?.release();
           else if (lock !== undefined) await lock.commit(result.commit);
           else await this.deps.storage.commitBatch(this.roomID, result.commit);
@@ -433,7 +537,6 @@ export class Room {
           await this.waitForStorage(unavailable);
           continue;
         }
-        // Another node wrote the room: lock it for a while (this attempt too).
         if (error instanceof StaleRoomError) this.sharedUntil = this.deps.clock.now() + SHARED_ROOM_WINDOW_MS;
         const retry = (error instanceof EngineLostError || error instanceof StaleRoomError) && attempt < MAX_ENGINE_ATTEMPTS;
         if (error instanceof EngineLostError && error.timedOut !== undefined) timedOut.push(error.timedOut);
@@ -446,8 +549,14 @@ export class Room {
       }
     }
     if (unavailable > 0) this.deps.logger.info('storage reachable again; batch stored', { roomID: this.roomID, attempts: unavailable + 1 });
+    this.settled(batch, result);
+  }
+
+  /** A batch is stored: count it, poke every connection, and end the connections whose push was refused. */
+  private settled(batch: Batch, result: BatchResult): void {
     this.report(result);
-    if (result.commit !== undefined) this.poke(result, pushes);
+    if (result.commit !== undefined) this.poke(result, batch.pushes);
+    const pushers = pushersOf(batch);
     for (const f of result.failures) pushers[f.conn]?.fail(f.kind, f.message);
   }
 
@@ -484,6 +593,20 @@ export class Room {
     this.conns.clear();
     this.deps.onBroken(this);
   }
+}
+
+/** Connections by number in a batch (a push whose socket closed since is still applied). */
+function pushersOf(batch: Batch): ClientConnection[] {
+  return [...new Set(batch.pushes.map((p) => p.conn))];
+}
+
+function batchRequest(batch: Batch, timedOut: readonly MutationPlace[]): BatchRequest {
+  const pushers = pushersOf(batch);
+  return {
+    pushes: batch.pushes.map(({ conn, push }) => ({ conn: pushers.indexOf(conn), auth: conn.auth, push })),
+    timedOut,
+    ...(batch.presence.length === 0 ? {} : { presence: batch.presence }),
+  };
 }
 
 /** Stored values no client accepts (written before the depth limit) are not served: say so once per load. */
