@@ -41,8 +41,12 @@ const CLOCK_TICKS_PER_SECOND = 100;
 const PG_SETTINGS = Object.fromEntries((process.env.BENCH_PG_SETTINGS ?? '').split(' ').filter((s) => s.includes('=')).map((s) => s.split('=', 2) as [string, string]));
 /** Clients of the hot room in the storage rows: few, so batches stay small and their rate shows what one room can take. */
 const HOT_ROOM_CLIENTS = 4;
-/** BENCH_SERVER_ROWS=storage: only the SQLite-vs-PostgreSQL rows. */
-const ONLY_STORAGE_ROWS = process.env.BENCH_SERVER_ROWS === 'storage';
+/** BENCH_SERVER_ROWS=storage: only the SQLite-vs-PostgreSQL rows; =hot: only their hot-room rows (quick A/B runs). */
+const ONLY_STORAGE_ROWS = process.env.BENCH_SERVER_ROWS === 'storage' || process.env.BENCH_SERVER_ROWS === 'hot';
+const ONLY_HOT_ROWS = process.env.BENCH_SERVER_ROWS === 'hot';
+/** BENCH_SERVER_ROWS=fanout: only the fan-out of a 100 KB poke to 2,000 sockets, BENCH_FANOUT_RUNS times (default 1), each on a fresh server. */
+const ONLY_BIG_FANOUT = process.env.BENCH_SERVER_ROWS === 'fanout';
+const BIG_FANOUT_RUNS = Number(process.env.BENCH_FANOUT_RUNS ?? '1');
 /** More server flags for every server this bench starts, e.g. BENCH_SERVER_ARGS="--room-workers 0". */
 const EXTRA_SERVER_ARGS = (process.env.BENCH_SERVER_ARGS ?? '').split(' ').filter((a) => a !== '');
 
@@ -452,6 +456,14 @@ async function runStorageRows(dataDir: string, echoP50: number): Promise<void> {
     const sqlite = await startServer(['--data-dir', join(dataDir, 'rows')]);
     nodes.push(sqlite);
     const [a, b, c] = nodes as [Child, Child, Child];
+    if (ONLY_HOT_ROWS) {
+      const hot: [string, LoadFigures][] = [
+        [`1 hot room × ${HOT_ROOM_CLIENTS} clients, SQLite, 1 node`, await measuredLoad([sqlite], undefined, () => sustained(sqlite.url, 1, HOT_ROOM_CLIENTS))],
+        [`1 hot room × ${HOT_ROOM_CLIENTS} clients, PostgreSQL, 1 node`, await measuredLoad([a], postgres.pid(), () => sustained(a.url, 1, HOT_ROOM_CLIENTS))],
+      ];
+      printTable(`server: sustained hot room, ${SUSTAIN_MS / 1000} s, ${IN_FLIGHT_PER_CLIENT} in flight per client`, ['load', 'mutations/s', 'batches/s', 'CPU (% of one core, per process)'], hot.map(([name, f]) => [name, fixed(f.mutations, 0), fixed(f.batches, 0), f.cpu]));
+      return;
+    }
     const own = await pushRoundTrips(a.url);
     const cross = await crossNodeRoundTrips(a.url, b.url);
     const sqliteOwn = await pushRoundTrips(sqlite.url);
@@ -486,6 +498,25 @@ async function runStorageRows(dataDir: string, echoP50: number): Promise<void> {
 export async function runServerBench(): Promise<void> {
   const dataDir = mkdtempSync(join(tmpdir(), 'roomsync-bench-'));
   const echo = await startEcho();
+  if (ONLY_BIG_FANOUT) {
+    const rows: string[][] = [];
+    try {
+      for (let run = 1; run <= BIG_FANOUT_RUNS; run++) {
+        const server = await startServer(['--data-dir', join(dataDir, `fanout-${run}`)]);
+        try {
+          const big = await bigFanOut(server.url, server.proc.pid!);
+          rows.push([`run ${run}`, ms(percentile(big.times, 50)), ms(percentile(big.times, 99)), ms((1000 * big.serverCpu) / BIG_FANOUT_SAMPLES), `server ${fixed((100 * big.serverCpu) / big.wall, 0)}%, client ${fixed((100 * big.benchCpu) / big.wall, 0)}%`]);
+        } finally {
+          await stop(server);
+        }
+      }
+      printTable(`server: 100 KB value → last of ${BIG_FANOUT_SOCKETS} sockets, ${BIG_FANOUT_SAMPLES} samples per run (target ≤ 170 ms, 5× the 849 ms before)`, ['run', 'p50', 'p99', 'server CPU each', 'CPU while measuring'], rows);
+    } finally {
+      await stop(echo);
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+    return;
+  }
   if (ONLY_STORAGE_ROWS) {
     try {
       await runStorageRows(dataDir, percentile(await echoRoundTrips(echo.url), 50));
