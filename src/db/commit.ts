@@ -73,12 +73,13 @@ export function newCommitChunk(dag: DagWrite, data: CommitData): Chunk {
   return dag.createChunk(data as unknown as ReadonlyJSONValue, commitRefs(data));
 }
 
+/** The chunk itself serves as the commit (it has the hash and the data): reading a chain of 100,000 commits makes no object per commit. */
 function asCommit(chunk: Chunk): Commit {
   const data = chunk.data as unknown as CommitData;
   if (typeof data !== 'object' || data === null || (data.type !== 'snapshot' && data.type !== 'local')) {
     throw new InvalidCommitError(chunk.hash);
   }
-  return { hash: chunk.hash, data };
+  return chunk as unknown as Commit;
 }
 
 export async function readCommit(dag: DagRead, hash: Hash): Promise<Commit> {
@@ -106,7 +107,9 @@ export async function readChain(
   let c = head;
   while (isLocal(c)) {
     locals.push(c);
-    c = await readCommit(dag, c.data.basisHash);
+    // Commits at hand are read without a promise each (a long pending chain is walked on every sync).
+    const basis = dag.peekChunk?.(c.data.basisHash);
+    c = basis === undefined ? await readCommit(dag, c.data.basisHash) : asCommit(basis);
   }
   locals.reverse();
   return { snapshot: c as Commit<SnapshotCommitData>, locals };

@@ -35,8 +35,9 @@ export async function flushWriters(
   maps: MapReaders<BTreeWriter>,
   basis: CommitData,
   changed: boolean,
-): Promise<{ valueHash: Hash; indexes: IndexRecord[] }> {
-  if (!changed) return { valueHash: basis.valueHash, indexes: [...basis.indexes] };
+): Promise<{ valueHash: Hash; indexes: readonly IndexRecord[] }> {
+  // Unchanged (or no indexes at all): the basis's own list, so 100,000 commits do not hold 100,000 empty arrays.
+  if (!changed || basis.indexes.length === 0) return { valueHash: changed ? await maps.primary.flush() : basis.valueHash, indexes: basis.indexes };
   const valueHash = await maps.primary.flush();
   const opened = maps.openedIndexes();
   const indexes: IndexRecord[] = [];
@@ -86,6 +87,8 @@ export async function replayMutations(
   const trees = await flushWriters(maps, basis.data, changed);
   const out: MutationOutcome[] = [];
   let head = basis;
+  /** The index records of the commits below the last one: the same for each. */
+  let unkeptIndexes: IndexRecord[] | undefined;
   for (const [i, { input, changes }] of ran.entries()) {
     const last = i === ran.length - 1;
     const data: LocalCommitData = {
@@ -98,12 +101,13 @@ export async function replayMutations(
       clientID: input.clientID,
       originalHash: input.originalHash,
       valueHash: last ? trees.valueHash : UNKEPT_TREE,
-      indexes: last ? trees.indexes : trees.indexes.map((ix) => ({ ...ix, valueHash: UNKEPT_TREE })),
+      indexes: last || trees.indexes.length === 0 ? trees.indexes : (unkeptIndexes ??= trees.indexes.map((ix) => ({ ...ix, valueHash: UNKEPT_TREE }))),
     };
     const chunk = newCommitChunk(dag, data);
     await dag.putChunk(chunk);
-    head = { hash: chunk.hash, data };
-    out.push({ commit: { hash: chunk.hash, data }, changes, result: undefined });
+    // The chunk serves as the commit (hash and data): no second object per replayed mutation.
+    head = chunk as unknown as Commit<LocalCommitData>;
+    out.push({ commit: head as Commit<LocalCommitData>, changes, result: undefined });
   }
   return out;
 }
@@ -173,5 +177,5 @@ export async function runMutation(
   };
   const chunk = newCommitChunk(dag, data);
   await dag.putChunk(chunk);
-  return { commit: { hash: chunk.hash, data }, changes, result };
+  return { commit: chunk as unknown as Commit<LocalCommitData>, changes, result };
 }
