@@ -45,7 +45,8 @@ export class StoreSyncTarget implements SyncTarget {
   }
 
   pendingMutations(): readonly Mutation[] {
-    return this.#store.pendingMutations();
+    // No copy: the pusher reads the list at once and keeps nothing of it.
+    return this.#store.pendingMutationList();
   }
 
   get pendingMutationCount(): number {

@@ -9,7 +9,7 @@ export interface SyncTarget {
   readonly cookie: number | null;
   /** This client's last mutation id the server has acknowledged (the connect `lmid`). */
   lastMutationID(): number;
-  /** Mutations not yet acknowledged by the server, in id order. */
+  /** Mutations not yet acknowledged by the server, in id order. Read at once: the list may be the store's own, changed by the next mutation or poke. */
   pendingMutations(): readonly Mutation[];
   /** How many there are, without copying them. @default pendingMutations().length */
   readonly pendingMutationCount?: number;

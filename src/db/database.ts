@@ -81,12 +81,18 @@ export class Database {
   private headIndexRoots!: ReadonlyMap<string, Hash>;
   private snapshot!: Commit<SnapshotCommitData>;
   private nextID = 1;
-  /** Pending mutations of the current head, oldest first. */
+  /** Pending mutations of the current head, oldest first (one record each, shared with the write-ahead log). */
   private pending: PendingMutation[] = [];
-  /** The head's chain: its snapshot, then its local commits, the head last. */
-  private chain: ChainLink[] = [];
-  /** Keys written by local commits of this session, to compute rebase changes cheaply. */
-  private readonly writtenKeys = new Map<Hash, readonly string[]>();
+  /**
+   * The head's local commits, oldest first: their hashes and their mutations
+   * (the records `pending` holds, for those not acknowledged). No object per
+   * commit beyond its mutation record, and no reference to the commit chunks,
+   * which the memory dag replaces once they are stored.
+   */
+  private localHashes: Hash[] = [];
+  private localMutations: PendingMutation[] = [];
+  /** Keys written by local commits of this session, to compute rebase changes cheaply (one key as itself, no array). */
+  private readonly writtenKeys = new Map<Hash, string | readonly string[]>();
 
   private constructor(opts: DatabaseOptions) {
     this.clientID = opts.clientID;
@@ -161,9 +167,10 @@ export class Database {
   adoptHead(head: Commit, snapshot: Commit<SnapshotCommitData>, locals: readonly Commit<LocalCommitData>[]): void {
     this.moveHead(head);
     this.snapshot = snapshot;
-    this.chain = [{ hash: snapshot.hash }, ...locals.map(linkOf)];
     const acked = snapshot.data.lastMutationIDs;
-    this.pending = locals.filter((c) => c.data.mutationID > (acked[c.data.clientID] ?? 0)).map(toPending);
+    this.localHashes = locals.map((c) => c.hash);
+    this.localMutations = locals.map(toPending);
+    this.pending = this.localMutations.filter((m) => m.id > (acked[m.clientID] ?? 0));
     let last = acked[this.clientID] ?? 0;
     for (const c of locals) if (c.data.clientID === this.clientID && c.data.mutationID > last) last = c.data.mutationID;
     this.nextID = Math.max(this.nextID, last + 1);
@@ -212,14 +219,22 @@ export class Database {
     return this.pending.length;
   }
 
+  /** The list itself: read at once, never kept (the pusher walks it on every flush of a long backlog). */
+  pendingMutationList(): readonly PendingMutation[] {
+    return this.pending;
+  }
+
   /** The head's chain: its snapshot and its local commits with their mutations, the head last. */
   headChain(): ChainLink[] {
-    return this.chain.slice();
+    const links: ChainLink[] = [{ hash: this.snapshot.hash }];
+    for (let i = 0; i < this.localHashes.length; i++) links.push({ hash: this.localHashes[i]!, mutation: this.localMutations[i]! });
+    return links;
   }
 
   /** Keys written by a local commit, if it was made in this session. */
   keysWrittenBy(hash: Hash): readonly string[] | undefined {
-    return this.writtenKeys.get(hash);
+    const keys = this.writtenKeys.get(hash);
+    return typeof keys === 'string' ? [keys] : keys;
   }
 
   forgetWrittenKeys(hash: Hash): void {
@@ -227,7 +242,8 @@ export class Database {
   }
 
   rememberWrittenKeys(hash: Hash, changes: ChangeMap): void {
-    this.writtenKeys.set(hash, [...changes.keys()]);
+    if (changes.size === 1) for (const key of changes.keys()) this.writtenKeys.set(hash, key);
+    else this.writtenKeys.set(hash, [...changes.keys()]);
   }
 
   mutatorFor(name: string): MutatorDefs[string] | undefined {
@@ -253,8 +269,7 @@ export class Database {
         timestamp: this.clock(),
         originalHash: null,
       };
-      const committed = await this.commitMutation(input, mutator, 'initial');
-      return { ...committed, mutation: { id: input.mutationID, clientID: input.clientID, name, args: frozenArgs, timestamp: input.timestamp } };
+      return this.commitMutation(input, mutator, 'initial');
     });
     this.onLocalMutation?.(out.mutation);
     await this.subscriptions.fire(out.change);
@@ -299,7 +314,7 @@ export class Database {
     input: MutationInput,
     mutator: MutatorDefs[string] | undefined,
     reason: 'initial' | 'rebase',
-  ): Promise<{ result: unknown; change: StoreChange }> {
+  ): Promise<{ result: unknown; change: StoreChange; mutation: PendingMutation }> {
     const dag = await this.dag.write();
     try {
       const out = await runMutation(dag, this.head, input, mutator, reason, this.ctx);
@@ -308,12 +323,14 @@ export class Database {
       await dag.commit();
       this.moveHead(out.commit);
       if (input.clientID === this.clientID) this.nextID = Math.max(this.nextID, input.mutationID + 1);
-      this.pending.push(toPending(out.commit));
-      this.chain.push(linkOf(out.commit));
+      const mutation = toPending(out.commit);
+      this.pending.push(mutation);
+      this.localHashes.push(out.commit.hash);
+      this.localMutations.push(mutation);
       this.rememberWrittenKeys(out.commit.hash, out.changes);
       const change = this.makeChange(toDiff(out.changes, this.ctx.compare));
       this.watchers.notify(change);
-      return { result: out.result, change };
+      return { result: out.result, change, mutation };
     } finally {
       dag.release();
     }
@@ -482,10 +499,6 @@ export class Database {
 export interface ChainLink {
   readonly hash: Hash;
   readonly mutation?: { readonly clientID: string; readonly id: number };
-}
-
-function linkOf(c: Commit<LocalCommitData>): ChainLink {
-  return { hash: c.hash, mutation: { clientID: c.data.clientID, id: c.data.mutationID } };
 }
 
 function toPending(c: Commit<LocalCommitData>): PendingMutation {

@@ -73,6 +73,8 @@ export interface Store {
   pendingMutations(): PendingMutation[];
   /** How many there are, without copying them. */
   readonly pendingMutationCount: number;
+  /** The same list without a copy: read it at once (the next mutation or server update changes it); never keep or change it. */
+  pendingMutationList(): readonly PendingMutation[];
   /** The last mutation id of a client this state holds (acknowledged or pending); 0 when none. */
   lastKnownMutationID(clientID: string): number;
   /**
@@ -172,6 +174,10 @@ class StoreImpl implements Store {
 
   get pendingMutationCount(): number {
     return this.db.pendingMutationCount;
+  }
+
+  pendingMutationList(): readonly PendingMutation[] {
+    return this.db.pendingMutationList();
   }
 
   lastKnownMutationID(clientID: string): number {
