@@ -66,8 +66,8 @@ interface HeadInfo {
   readonly cookie: SnapshotCommitData['cookie'];
   /** The snapshot's acknowledged mutation ids. */
   readonly acked: Readonly<Record<string, number>>;
-  /** Pending mutations as `clientID\0id`. */
-  readonly pending: ReadonlySet<string>;
+  /** Pending mutation ids per client, increasing (a number each, not a string: a backlog may hold 100,000). */
+  readonly pending: ReadonlyMap<string, readonly number[]>;
   /** Highest mutation id per client, acknowledged or pending. */
   readonly lastIDs: Readonly<Record<string, number>>;
   /** The snapshot's hash, then the local commits', the head's last. */
@@ -303,12 +303,16 @@ function describePending(
   mutations: readonly (readonly [clientID: string, id: number])[],
 ): HeadInfo {
   const lastIDs: Record<string, number> = { ...acked };
-  const pending = new Set<string>();
+  const pending = new Map<string, number[]>();
   for (const [clientID, id] of mutations) {
     if (id <= (acked[clientID] ?? 0)) continue;
-    pending.add(`${clientID}\u0000${id}`);
+    let ids = pending.get(clientID);
+    if (ids === undefined) pending.set(clientID, (ids = []));
+    ids.push(id);
     lastIDs[clientID] = Math.max(lastIDs[clientID] ?? 0, id);
   }
+  // A chain holds each client's mutations in id order; sorted anyway, for the walk in addsNothing.
+  for (const ids of pending.values()) if (!isIncreasing(ids)) ids.sort((a, b) => a - b);
   return { hash: chain.at(-1)!, cookie, acked, pending, lastIDs, chain, root };
 }
 
@@ -316,7 +320,22 @@ function describePending(
 function addsNothing(next: HeadInfo, current: HeadInfo): boolean {
   if (next.hash === current.hash) return true;
   if (compareCookies(next.cookie, current.cookie) !== 0) return false;
-  for (const key of next.pending) if (!current.pending.has(key)) return false;
+  for (const [clientID, ids] of next.pending) if (!includesAllIDs(current.pending.get(clientID) ?? [], ids)) return false;
+  return true;
+}
+
+function isIncreasing(ids: readonly number[]): boolean {
+  for (let i = 1; i < ids.length; i++) if (ids[i]! <= ids[i - 1]!) return false;
+  return true;
+}
+
+/** Whether the increasing list `all` holds every id of the increasing list `some`. */
+function includesAllIDs(all: readonly number[], some: readonly number[]): boolean {
+  let i = 0;
+  for (const id of some) {
+    while (i < all.length && all[i]! < id) i++;
+    if (all[i] !== id) return false;
+  }
   return true;
 }
 
