@@ -47,6 +47,8 @@ export class RoomData {
   private liveBytes = 0;
   private readonly clientRecords = new Map<string, ClientRecord>();
   private readonly groups = new Map<string, Set<string>>();
+  /** The version whose batch last moved a client's last mutation id, when this process saw it (else unknown). */
+  private readonly mutationIDChangedAt = new Map<string, number>();
 
   constructor(version = 0, tombstoneHorizon = 0) {
     this.version = version;
@@ -68,8 +70,17 @@ export class RoomData {
     return this.clientRecords;
   }
 
-  setClient(clientID: string, record: ClientRecord): void {
+  /**
+   * `changedAt`: the version of the batch that set this last mutation id (a
+   * recovery pull from an older cookie includes it). Without it a new id's
+   * version is unknown, and every recovery pull includes it.
+   */
+  setClient(clientID: string, record: ClientRecord, changedAt?: number): void {
     const old = this.clientRecords.get(clientID);
+    if (old?.lastMutationID !== record.lastMutationID) {
+      if (changedAt === undefined) this.mutationIDChangedAt.delete(clientID);
+      else this.mutationIDChangedAt.set(clientID, changedAt);
+    }
     if (old !== undefined && old.clientGroupID !== record.clientGroupID) this.groups.get(old.clientGroupID)?.delete(clientID);
     this.clientRecords.set(clientID, record);
     let group = this.groups.get(record.clientGroupID);
@@ -77,11 +88,18 @@ export class RoomData {
     group.add(clientID);
   }
 
-  /** clientID → last mutation id, for the clients of one group that have processed mutations. */
-  groupMutationIDs(clientGroupID: string): Record<string, number> {
+  /**
+   * clientID → last mutation id, for the clients of one group that have
+   * processed mutations; with `since` (a cookie), only those whose id changed
+   * after it (and those whose change this process did not see: more is
+   * allowed, fewer never).
+   */
+  groupMutationIDs(clientGroupID: string, since: number | null = null): Record<string, number> {
     const out: Record<string, number> = {};
     for (const id of this.groups.get(clientGroupID) ?? []) {
       const lmid = this.clientRecords.get(id)!.lastMutationID;
+      const changedAt = this.mutationIDChangedAt.get(id);
+      if (since !== null && changedAt !== undefined && changedAt <= since) continue;
       if (lmid > 0) out[id] = lmid;
     }
     return out;

@@ -191,7 +191,7 @@ export class Room {
   pull(conn: ClientConnection, pull: PullRequestBody): Promise<void> {
     return this.run(async () => {
       await this.refresh();
-      const answer = await this.engineCall(() => this.deps.host.pull(this.roomID, pull.clientGroupID));
+      const answer = await this.engineCall(() => this.deps.host.pull(this.roomID, pull.clientGroupID, pull.cookie));
       conn.send(['pull', { ...answer, requestID: pull.requestID }]);
     });
   }

@@ -212,6 +212,29 @@ describe('sync', () => {
     ]);
   });
 
+  it("answers a recovery pull from a cookie with the group's ids changed since it, none unchanged", async () => {
+    const roomID = uniqueID('room');
+    const first = t.connect({ roomID });
+    await first.ready();
+    first.mutate('put', { key: 'a', value: 1 });
+    await first.acked(1);
+    const second = t.connect({ roomID, clientGroupID: first.clientGroupID });
+    await second.ready();
+    const seen = second.cookie;
+    second.mutate('put', { key: 'b', value: 1 });
+    await second.acked(1);
+    const other = t.connect({ roomID });
+    await other.ready();
+    const pull = async (cookie: number | null, requestID: string) => {
+      other.sendRaw(JSON.stringify(['pull', { clientGroupID: first.clientGroupID, cookie, requestID }]));
+      await other.until(() => other.messages.some((m) => m[0] === 'pull' && (m[1] as { requestID: string }).requestID === requestID));
+      return (other.messages.find((m) => m[0] === 'pull' && (m[1] as { requestID: string }).requestID === requestID)![1] as { lastMutationIDChanges: unknown }).lastMutationIDChanges;
+    };
+    expect(await pull(null, 'from-none')).toEqual({ [first.clientID]: 1, [second.clientID]: 1 });
+    expect(await pull(seen, 'from-seen')).toEqual({ [second.clientID]: 1 });
+    expect(await pull(second.cookie, 'from-now')).toEqual({});
+  });
+
   it('state survives the room being reloaded from storage', async () => {
     const { MemoryStorage } = await import('./storage/memory-storage');
     const storage = new MemoryStorage();

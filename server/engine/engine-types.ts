@@ -112,7 +112,7 @@ export interface EngineHost {
   close(roomID: string): void;
   connect(roomID: string, request: ConnectRequest): Promise<ConnectAnswer>;
   batch(roomID: string, request: BatchRequest): Promise<BatchResult>;
-  pull(roomID: string, clientGroupID: string): Promise<PullAnswer>;
+  pull(roomID: string, clientGroupID: string, cookie: number | null): Promise<PullAnswer>;
   /** Brings the room's state up to what another node stored; answers the poke that takes connections across. */
   apply(roomID: string, changes: RoomChanges): Promise<RoomDelta>;
   /** The poke from `cookie` to the room's version, with the last mutation ids of `clientGroupIDs`. */

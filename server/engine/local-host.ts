@@ -32,8 +32,8 @@ export class LocalEngineHost implements EngineHost {
     return this.engine(roomID).batch(request);
   }
 
-  async pull(roomID: string, clientGroupID: string) {
-    return this.engine(roomID).pull(clientGroupID);
+  async pull(roomID: string, clientGroupID: string, cookie: number | null) {
+    return this.engine(roomID).pull(clientGroupID, cookie);
   }
 
   async apply(roomID: string, changes: RoomChanges) {

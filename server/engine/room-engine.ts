@@ -111,8 +111,9 @@ export class RoomEngine {
     };
   }
 
-  pull(clientGroupID: string): PullAnswer {
-    return { cookie: this.data.version, lastMutationIDChanges: this.data.groupMutationIDs(clientGroupID) };
+  /** Mutation recovery: the group's last mutation ids changed since `cookie` (all of them for null). */
+  pull(clientGroupID: string, cookie: number | null): PullAnswer {
+    return { cookie: this.data.version, lastMutationIDChanges: this.data.groupMutationIDs(clientGroupID, cookie) };
   }
 
   /** Applies what other nodes stored after this state's version (not `full` changes: those reload the room). */
@@ -196,7 +197,7 @@ export class RoomEngine {
     this.data.version = run.writer.version;
     const changesByGroup: Record<string, Record<string, number>> = {};
     for (const [clientID, r] of run.changed) {
-      this.data.setClient(clientID, r);
+      this.data.setClient(clientID, r, this.data.version);
       (changesByGroup[r.clientGroupID] ??= {})[clientID] = r.lastMutationID;
     }
     if (horizon !== undefined) this.data.dropTombstones(horizon);

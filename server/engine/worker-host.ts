@@ -144,8 +144,8 @@ export class WorkerEngineHost implements EngineHost {
     return this.call(roomID, { op: 'batch', roomID, request });
   }
 
-  pull(roomID: string, clientGroupID: string): Promise<PullAnswer> {
-    return this.call(roomID, { op: 'pull', roomID, clientGroupID });
+  pull(roomID: string, clientGroupID: string, cookie: number | null): Promise<PullAnswer> {
+    return this.call(roomID, { op: 'pull', roomID, clientGroupID, cookie });
   }
 
   apply(roomID: string, changes: RoomChanges): Promise<RoomDelta> {

@@ -38,7 +38,7 @@ async function answer(r: WorkerRequest): Promise<unknown> {
     case 'batch':
       return host.batch(r.roomID, r.request);
     case 'pull':
-      return host.pull(r.roomID, r.clientGroupID);
+      return host.pull(r.roomID, r.clientGroupID, r.cookie);
     case 'apply':
       return host.apply(r.roomID, r.changes);
     case 'since':

@@ -28,7 +28,7 @@ export type WorkerRequest =
   | { readonly id: number; readonly op: 'close'; readonly roomID: string }
   | { readonly id: number; readonly op: 'connect'; readonly roomID: string; readonly request: ConnectRequest }
   | { readonly id: number; readonly op: 'batch'; readonly roomID: string; readonly request: BatchRequest }
-  | { readonly id: number; readonly op: 'pull'; readonly roomID: string; readonly clientGroupID: string }
+  | { readonly id: number; readonly op: 'pull'; readonly roomID: string; readonly clientGroupID: string; readonly cookie: number | null }
   | { readonly id: number; readonly op: 'apply'; readonly roomID: string; readonly changes: RoomChanges }
   | { readonly id: number; readonly op: 'since'; readonly roomID: string; readonly cookie: number; readonly clientGroupIDs: readonly string[] }
   | { readonly id: number; readonly op: 'stats'; readonly roomID: string };
