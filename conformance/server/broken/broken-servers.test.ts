@@ -11,6 +11,7 @@ import {
   offByOneBaseCookie,
   leakAcksToAllGroups,
   pullAnswersNothing,
+  pullAddsUnchangedIDs,
   pullAnswersStaleIDs,
   pullLeaksOtherGroups,
   readMissingBaseCookieAsCurrent,
@@ -120,6 +121,13 @@ describe('the runner against deliberately broken servers', () => {
     expect(check.message).toMatch(/accepted a connect without baseCookie but did not read it as none/);
     expect(check.expected).toMatch(/a poke from baseCookie null carrying the room/);
     expect(check.actual).toMatch(/has baseCookie \d+ but the client's cookie was null/);
+  });
+
+  it("recovery pulls with the group's unchanged ids too (more than the changes since the cookie) pass", async () => {
+    const exact = await runThroughProxy({}, 'pull/recovery');
+    expect(exact.failed, formatReport(exact)).toBe(0);
+    const more = await runThroughProxy(pullAddsUnchangedIDs(), 'pull/recovery');
+    expect(more.failed, formatReport(more)).toBe(0);
   });
 
   it('(h) recovery pulls answered with nothing: pull/recovery fails naming the missing ids', async () => {

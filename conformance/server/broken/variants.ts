@@ -202,3 +202,18 @@ export function pullLeaksOtherGroups(): ProxyHooks {
     },
   };
 }
+
+/** Recovery pulls also carry every id an earlier answer on the connection gave (unchanged ids: allowed, not broken). */
+export function pullAddsUnchangedIDs(): ProxyHooks {
+  const known = new WeakMap<ProxiedConnection, Record<string, number>>();
+  return {
+    downstream(text, connection) {
+      const frame = parse(text);
+      if (frame?.[0] !== 'pull') return [text];
+      const body = frame[1] as { lastMutationIDChanges: Record<string, number> };
+      const all = { ...known.get(connection), ...body.lastMutationIDChanges };
+      known.set(connection, all);
+      return [JSON.stringify(['pull', { ...body, lastMutationIDChanges: all }])];
+    },
+  };
+}
