@@ -222,14 +222,29 @@ function cpuSeconds(pid: number): number {
   return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS_PER_SECOND;
 }
 
+/** One read buffer for every lean receiver: each chunk is looked at synchronously, then the buffer is reused. */
+const RECEIVE_BUFFER = Buffer.alloc(4 * 1024 * 1024);
+
 /**
  * A receiving-only WebSocket client on a raw TCP socket: it reads frame
- * headers and counts payload bytes without copying or decoding them, so the
- * fan-out figure is the server's delivery, not this process's parsing.
+ * headers and counts payload bytes without copying or decoding them (every
+ * socket reads into one shared buffer, so no memory is allocated per chunk),
+ * so the fan-out figure is the server's delivery, not this process's parsing.
  */
 function leanReceiver(origin: string, path: string, onBigFrame: () => void): Promise<Socket> {
   const { hostname, port } = new URL(origin);
-  const socket = netConnect(Number(port), hostname);
+  let onChunk: (chunk: Buffer) => void = () => {};
+  const socket = netConnect({
+    port: Number(port),
+    host: hostname,
+    onread: {
+      buffer: RECEIVE_BUFFER,
+      callback: (bytes: number, buffer: Uint8Array) => {
+        onChunk(Buffer.from(buffer.buffer, buffer.byteOffset, bytes));
+        return true;
+      },
+    },
+  });
   socket.setNoDelay(true);
   let head: Buffer = Buffer.alloc(0);
   let upgraded = false;
@@ -245,7 +260,7 @@ function leanReceiver(origin: string, path: string, onBigFrame: () => void): Pro
           'Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Protocol: bench\r\n\r\n',
       ),
     );
-    socket.on('data', (chunk: Buffer) => {
+    onChunk = (chunk: Buffer) => {
       let data: Buffer = chunk;
       if (!upgraded) {
         head = Buffer.concat([head, data]);
@@ -278,7 +293,7 @@ function leanReceiver(origin: string, path: string, onBigFrame: () => void): Pro
         data = buf.subarray(at);
         if (need === 0 && big) onBigFrame();
       }
-    });
+    };
   });
 }
 
