@@ -1,11 +1,14 @@
 /** Reading a B+tree: point lookups, ordered scans, diff. */
 import type { ReadonlyJSONValue } from '../../protocol/json';
-import type { DagRead } from '../dag/types';
+import type { ChunkHint, DagRead } from '../dag/types';
 import { compareUTF8 } from './compare';
 import { diffTrees, mergeDiff, type DiffSide } from './diff';
 import { lowerBound, nodeFromChunk, type Child, type InternalEntry, type Node } from './node';
 import { ScanIterator } from './scan-iterator';
 import type { BTreeReader, DiffOp, Entry } from './types';
+
+/** Leaves hold values, not hashes: the dag need not read their refs. */
+const LEAF: ChunkHint = { noRefs: true };
 
 /**
  * Leaves loaded ahead of a scan, so a cold scan waits on storage in parallel:
@@ -41,8 +44,9 @@ export class BTreeRead implements BTreeReader, DiffSide {
     this.#root = root;
   }
 
-  async load(child: Child): Promise<Node> {
-    return this.loadNow(child) ?? nodeFromChunk(await this.dag.mustGetChunk(child as string));
+  /** `leaf`: the caller knows the child is a leaf (under a level-1 node), which refers to no chunk. */
+  async load(child: Child, leaf = false): Promise<Node> {
+    return this.loadNow(child) ?? nodeFromChunk(await this.dag.mustGetChunk(child as string, leaf ? LEAF : undefined));
   }
 
   /** The node when it is at hand, without waiting (undefined: load it). */
@@ -113,18 +117,19 @@ export class BTreeRead implements BTreeReader, DiffSide {
   /** Loads the frame's current child; under the last internal level, starts loading the next few leaves too. */
   #child(frame: Frame): Promise<Node> {
     const { entries, index } = frame;
+    const leaves = frame.level === 1;
     let node = frame.ahead?.get(index);
     if (node !== undefined) {
       frame.ahead!.delete(index);
       frame.window = Math.min(READ_AHEAD_MOST, (frame.window ?? READ_AHEAD_FIRST) * 2);
-    } else node = this.load(entries[index]![1]);
-    if (frame.level === 1) {
+    } else node = this.load(entries[index]![1], leaves);
+    if (leaves) {
       const ahead = (frame.ahead ??= new Map());
       const end = Math.min(entries.length, index + 1 + (frame.window ?? READ_AHEAD_FIRST));
       for (let i = index + 1; i < end; i++) {
         const child = entries[i]![1];
         if (typeof child !== 'string' || ahead.has(i)) continue;
-        const loading = this.load(child);
+        const loading = this.load(child, true);
         loading.catch(() => {}); // a scan stopped early never awaits it
         ahead.set(i, loading);
       }
@@ -148,7 +153,7 @@ export class BTreeRead implements BTreeReader, DiffSide {
       const i = lowerBound(entries, key, compareUTF8);
       if (i === entries.length) return undefined;
       const child = entries[i]![1];
-      node = this.loadNow(child) ?? (await this.load(child));
+      node = this.loadNow(child) ?? (await this.load(child, node.level === 1));
     }
     const entries = node.entries as readonly Entry[];
     const i = lowerBound(entries, key, compareUTF8);

@@ -27,7 +27,7 @@ import { estimateChunkSize } from './chunk-size';
 import { ChunkNotFoundError, CorruptedStorageError } from './errors';
 import { newHashFactory, type CreateHash } from './hash';
 import { addDelta } from './ref-count';
-import type { Chunk, DagRead, DagStore, DagWrite, Hash } from './types';
+import type { Chunk, ChunkHint, DagRead, DagStore, DagWrite, Hash } from './types';
 import { withRead, withWrite } from './with-transaction';
 
 export interface LazyDagStoreOptions {
@@ -445,15 +445,15 @@ class LazyDagRead implements DagRead {
     return this.store.memoryChunk(hash);
   }
 
-  async getChunk(hash: Hash): Promise<Chunk | undefined> {
+  async getChunk(hash: Hash, hint?: ChunkHint): Promise<Chunk | undefined> {
     this.assertOpen();
     const chunk = this.store.memoryChunk(hash);
     if (chunk !== undefined) return chunk;
-    return this.store.loadOnce(hash, async () => (await this.#persistent()).getChunk(hash));
+    return this.store.loadOnce(hash, async () => (await this.#persistent()).getChunk(hash, hint));
   }
 
-  async mustGetChunk(hash: Hash): Promise<Chunk> {
-    const chunk = await this.getChunk(hash);
+  async mustGetChunk(hash: Hash, hint?: ChunkHint): Promise<Chunk> {
+    const chunk = await this.getChunk(hash, hint);
     if (chunk === undefined) throw new ChunkNotFoundError(hash);
     return chunk;
   }
@@ -507,8 +507,8 @@ class LazyDagWrite extends LazyDagRead implements DagWrite {
     return this.#newChunks.get(hash) ?? super.peekChunk(hash);
   }
 
-  override async getChunk(hash: Hash): Promise<Chunk | undefined> {
-    return this.#newChunks.get(hash) ?? super.getChunk(hash);
+  override async getChunk(hash: Hash, hint?: ChunkHint): Promise<Chunk | undefined> {
+    return this.#newChunks.get(hash) ?? super.getChunk(hash, hint);
   }
 
   override async getHead(name: string): Promise<Hash | undefined> {

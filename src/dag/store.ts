@@ -12,7 +12,7 @@ import { ChunkNotFoundError, CorruptedStorageError, RefCountOverflowError } from
 import { newHashFactory, type CreateHash } from './hash';
 import { chunkDataKey, chunkRefCountKey, chunkRefsKey, headKey, metaKey } from './key-layout';
 import { addDelta, computeRefCounts } from './ref-count';
-import type { Chunk, DagRead, DagStore, DagWrite, Hash } from './types';
+import type { Chunk, ChunkHint, DagRead, DagStore, DagWrite, Hash } from './types';
 import { withRead, withWrite } from './with-transaction';
 
 export interface PersistentDagStoreOptions {
@@ -83,14 +83,18 @@ class PersistentRead implements PersistentDagRead {
     return this.kv.has(chunkDataKey(hash));
   }
 
-  async getChunk(hash: Hash): Promise<Chunk | undefined> {
+  async getChunk(hash: Hash, hint?: ChunkHint): Promise<Chunk | undefined> {
+    if (hint?.noRefs === true) {
+      const data = await this.kv.get(chunkDataKey(hash));
+      return data === undefined ? undefined : { hash, data, refs: [] };
+    }
     const [data, refs] = await Promise.all([this.kv.get(chunkDataKey(hash)), this.storedRefs(hash)]);
     if (data === undefined) return undefined;
     return { hash, data, refs };
   }
 
-  async mustGetChunk(hash: Hash): Promise<Chunk> {
-    const chunk = await this.getChunk(hash);
+  async mustGetChunk(hash: Hash, hint?: ChunkHint): Promise<Chunk> {
+    const chunk = await this.getChunk(hash, hint);
     if (chunk === undefined) throw new ChunkNotFoundError(hash);
     return chunk;
   }
@@ -135,6 +139,9 @@ class PersistentRead implements PersistentDagRead {
   }
 }
 
+/** Writes awaited together in a commit. */
+const WRITE_BATCH = 1024;
+
 class PersistentWrite extends PersistentRead implements PersistentDagWrite {
   declare protected readonly kv: KvWrite;
   readonly #createHash: CreateHash;
@@ -166,8 +173,8 @@ class PersistentWrite extends PersistentRead implements PersistentDagWrite {
     return this.#newChunks.has(hash) || super.hasChunk(hash);
   }
 
-  override async getChunk(hash: Hash): Promise<Chunk | undefined> {
-    return this.#newChunks.get(hash) ?? super.getChunk(hash);
+  override async getChunk(hash: Hash, hint?: ChunkHint): Promise<Chunk | undefined> {
+    return this.#newChunks.get(hash) ?? super.getChunk(hash, hint);
   }
 
   override async getHead(name: string): Promise<Hash | undefined> {
@@ -213,8 +220,13 @@ class PersistentWrite extends PersistentRead implements PersistentDagWrite {
     });
 
     const kv = this.kv;
-    const writes: Promise<void>[] = [];
+    // Awaited a batch at a time: a commit of 100,000 chunks does not hold 300,000 promises at once.
+    let writes: Promise<void>[] = [];
     for (const [hash, count] of counts) {
+      if (writes.length >= WRITE_BATCH) {
+        await Promise.all(writes);
+        writes = [];
+      }
       if (count < 0) throw new CorruptedStorageError(chunkRefCountKey(hash), 'a ref count dropped below 0');
       if (count > REF_COUNT_MAX) throw new RefCountOverflowError(hash, count);
       if (count === 0) {

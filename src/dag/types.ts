@@ -13,11 +13,20 @@ export interface Chunk<D extends ReadonlyJSONValue = ReadonlyJSONValue> {
   readonly refs: readonly Hash[];
 }
 
+/** What a reader knows of a chunk before reading it. */
+export interface ChunkHint {
+  /**
+   * The chunk refers to nothing (e.g. a B+tree leaf): only its data is read
+   * from storage (its refs are not stored). Wrong for a chunk with refs.
+   */
+  readonly noRefs?: boolean;
+}
+
 export interface DagRead {
   hasChunk(hash: Hash): Promise<boolean>;
-  getChunk(hash: Hash): Promise<Chunk | undefined>;
+  getChunk(hash: Hash, hint?: ChunkHint): Promise<Chunk | undefined>;
   /** Like getChunk, but a missing chunk is a typed ChunkNotFoundError. */
-  mustGetChunk(hash: Hash): Promise<Chunk>;
+  mustGetChunk(hash: Hash, hint?: ChunkHint): Promise<Chunk>;
   /** The chunk when it is at hand (in memory), without waiting; undefined otherwise (then getChunk). */
   peekChunk?(hash: Hash): Chunk | undefined;
   getHead(name: string): Promise<Hash | undefined>;
