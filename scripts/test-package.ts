@@ -311,7 +311,16 @@ createRoot(document.getElementById('root')).render(h(Notes));
       );
       // Vite is a build tool, not what is under test: the repository's copy builds the app, whose imports resolve in the app's node_modules.
       const { build } = await import('vite');
-      const out = await build({ root: app, logLevel: 'silent', configFile: false, build: { outDir: join(app, 'dist'), emptyOutDir: true } });
+      // A production build, as an app ships it (CI exports NODE_ENV=test, which would keep React's development build).
+      const nodeEnv = process.env.NODE_ENV;
+      process.env.NODE_ENV = 'production';
+      let out;
+      try {
+        out = await build({ root: app, mode: 'production', logLevel: 'silent', configFile: false, build: { outDir: join(app, 'dist'), emptyOutDir: true } });
+      } finally {
+        if (nodeEnv === undefined) delete process.env.NODE_ENV;
+        else process.env.NODE_ENV = nodeEnv;
+      }
       const outputs = (Array.isArray(out) ? out : [out]).flatMap((o) => ('output' in o ? o.output : []));
       const js = outputs.filter((o) => o.type === 'chunk');
       const code = js.map((o) => (o.type === 'chunk' ? o.code : '')).join('\n');
