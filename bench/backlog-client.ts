@@ -24,6 +24,8 @@ export interface BacklogClientResult {
   readonly pendingUpdates: number;
   readonly rssBeforeDrainMiB: number;
   readonly rssMiB: number;
+  /** Peak RSS of the process up to the end of the drain (before close(), whose persist drops the acknowledged chain). */
+  readonly drainPeakRssMiB: number;
   readonly peakRssMiB: number;
   readonly sums: number[];
 }
@@ -66,6 +68,7 @@ async function main(url: string, roomID: string, mutations: number): Promise<Bac
   const drainMs = performance.now() - drainStart;
   const cpu = process.cpuUsage(cpuStart);
   const rssMiB = process.memoryUsage().rss / MIB;
+  const drainPeakRssMiB = process.resourceUsage().maxRSS / 1024;
   const sums = await client.query(async (tx) => {
     const values: number[] = [];
     for (let k = 0; k < BACKLOG_KEYS; k++) values.push(((await tx.get(`k${k}`)) as number | undefined) ?? 0);
@@ -80,6 +83,7 @@ async function main(url: string, roomID: string, mutations: number): Promise<Bac
     pendingUpdates,
     rssBeforeDrainMiB,
     rssMiB,
+    drainPeakRssMiB,
     peakRssMiB: process.resourceUsage().maxRSS / 1024,
     sums,
   };

@@ -88,7 +88,7 @@ export async function runBacklogBench(): Promise<void> {
   rows.push(await runBacklog(BACKLOGS.at(-1)!, UNLIMITED_RATE));
   printTable(
     'Offline backlog → reconnect → every mutation acknowledged (client in a process of its own; reference server in the bench process)',
-    ['mutations', 'server', 'mutate offline ms', 'drain ms', 'drain CPU ms', 'mutations/s', 'pending updates', 'client RSS before drain MiB', 'after MiB', 'peak MiB', 'exactly once'],
+    ['mutations', 'server', 'mutate offline ms', 'drain ms', 'drain CPU ms', 'mutations/s', 'pending updates', 'client RSS before drain MiB', 'after MiB', 'peak to drained MiB', 'peak MiB', 'exactly once'],
     rows.map((r) => [
       String(r.mutations),
       r.server,
@@ -99,10 +99,11 @@ export async function runBacklogBench(): Promise<void> {
       String(r.pendingUpdates),
       fixed(r.rssBeforeDrainMiB, 0),
       fixed(r.rssMiB, 0),
+      fixed(r.drainPeakRssMiB, 0),
       fixed(r.peakRssMiB, 0),
       r.exactlyOnce ? 'yes' : 'NO',
     ]),
   );
   console.log(`Load average when done: ${loadavg().map((l) => l.toFixed(1)).join(' ')} on ${availableParallelism()} cores (a busy machine stretches the wall times).`);
-  console.log('RSS: the client process alone, before and after the drain, and its peak (each row a fresh process).');
+  console.log('RSS: the client process alone, before and after the drain, its peak up to the end of the drain and its peak overall (with close(), whose persist drops the acknowledged chain; each row a fresh process).');
 }
