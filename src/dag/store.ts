@@ -23,6 +23,8 @@ export interface PersistentDagStoreOptions {
 /** A read of the persistent dag, with the records kept beside it. */
 export interface PersistentDagRead extends DagRead {
   getMeta(name: string): Promise<ReadonlyJSONValue | undefined>;
+  /** A hint: the records whose names start with `prefix` are read at once (later getMeta calls of them are answered from memory). */
+  prefetchMeta(prefix: string): Promise<void>;
   /** How many heads and stored chunks refer to the chunk (0 when it is not stored). */
   refCount(hash: Hash): Promise<number>;
 }
@@ -108,6 +110,11 @@ class PersistentRead implements PersistentDagRead {
 
   getMeta(name: string): Promise<ReadonlyJSONValue | undefined> {
     return this.kv.get(metaKey(name));
+  }
+
+  async prefetchMeta(prefix: string): Promise<void> {
+    const kv = this.kv as Partial<KvWrite>;
+    await kv.prefetch?.(metaKey(prefix));
   }
 
   release(): void {

@@ -145,6 +145,43 @@ describe('IDBStore on fake-indexeddb', () => {
     expect(store.closed).toBe(true);
   });
 
+  it('prefetch reads the keys under a prefix in one go: later gets of them ask IndexedDB nothing; pending writes still win', async () => {
+    const factory = new IDBFactory();
+    const store = await openStore('db-prefetch', { idbFactory: factory, logger: silent });
+    const setup = await store.write();
+    await setup.put('m/group/a', { n: 1 });
+    await setup.put('m/group/b', { n: 2 });
+    await setup.put('m/groups', ['a', 'b']);
+    await setup.put('m/groupz', 'outside');
+    await setup.commit();
+
+    const gets = vi.spyOn(IDBObjectStore.prototype, 'get');
+    try {
+      const w = await store.write();
+      await w.put('m/group/b', { n: 20 });
+      await w.prefetch!('m/group/');
+      gets.mockClear();
+      expect(await w.get('m/group/a')).toEqual({ n: 1 });
+      expect(await w.get('m/group/b')).toEqual({ n: 20 });
+      expect(await w.get('m/group/c')).toBeUndefined();
+      // Only the key under the prefix that is not stored (c) was asked for.
+      expect(gets).toHaveBeenCalledTimes(1);
+      expect(await w.get('m/groupz')).toBe('outside');
+      expect(gets).toHaveBeenCalledTimes(2);
+      await w.del('m/group/a');
+      expect(await w.get('m/group/a')).toBeUndefined();
+      await w.commit();
+    } finally {
+      gets.mockRestore();
+    }
+
+    const r = await store.read();
+    expect(await r.get('m/group/a')).toBeUndefined();
+    expect(await r.get('m/group/b')).toEqual({ n: 20 });
+    r.release();
+    await store.close();
+  });
+
   it('falls back to a MemoryStore with a warning when IndexedDB cannot be opened', async () => {
     const broken = new IDBFactory();
     broken.open = () => {

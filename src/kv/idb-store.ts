@@ -233,6 +233,21 @@ class IDBWrite extends IDBRead implements KvWrite {
     return read;
   }
 
+  async prefetch(prefix: string): Promise<void> {
+    this.assertOpen();
+    const range = IDBKeyRange.bound(prefix, `${prefix}\uffff`);
+    const [keys, values] = await Promise.all([
+      this.request((os) => os.getAllKeys(range)),
+      this.request((os) => os.getAll(range) as IDBRequest<ReadonlyJSONValue[]>),
+    ]);
+    if (keys.length !== values.length) return;
+    for (let i = 0; i < keys.length; i++) {
+      const key = keys[i];
+      // A key read (or being read) already keeps that read.
+      if (typeof key === 'string' && !this.#read.has(key)) this.#read.set(key, Promise.resolve(values[i]));
+    }
+  }
+
   async put(key: string, value: ReadonlyJSONValue): Promise<void> {
     this.assertOpen();
     this.#pending.set(key, value);

@@ -14,6 +14,13 @@ export interface KvRead {
 }
 
 export interface KvWrite extends KvRead {
+  /**
+   * A hint: reads every key under `prefix` at once, so that later gets of
+   * them in this transaction are answered from memory (one request instead
+   * of one round per dependent get). A store may do nothing. Meant for a
+   * small set of keys (records), not for data.
+   */
+  prefetch?(prefix: string): Promise<void>;
   put(key: string, value: ReadonlyJSONValue): Promise<void>;
   del(key: string): Promise<void>;
   /** Applies every put and del of this transaction at once, then releases it. */

@@ -17,7 +17,9 @@ export interface GroupChain {
   readonly root: Hash;
 }
 
-const chainKey = (clientGroupID: string) => `chain/${clientGroupID}`;
+/** The names of the chain records start with it. */
+export const CHAIN_RECORDS_PREFIX = 'chain/';
+const chainKey = (clientGroupID: string) => `${CHAIN_RECORDS_PREFIX}${clientGroupID}`;
 
 function isGroupChain(value: unknown): value is GroupChain {
   if (typeof value !== 'object' || value === null) return false;

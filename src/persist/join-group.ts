@@ -10,8 +10,8 @@ import type { Chunk, Hash } from '../dag/types';
 import { newCommitChunk, readChain, readCommit, type Commit, type CommitData, type SnapshotCommitData } from '../db/commit';
 import { compareCookies } from '../db/cookie-order';
 import { compileIndex, sameIndexDefinition, type IndexDefinitions } from '../db/index-definition';
-import { readGroupChain, type GroupChain } from './group-chain';
-import { readForNewClient, readGroupIDs, readGroups, writeClient, writeGroup, type ClientGroupRecord } from './records';
+import { CHAIN_RECORDS_PREFIX, readGroupChain, type GroupChain } from './group-chain';
+import { GROUP_RECORDS_PREFIX, readForNewClient, readGroupIDs, readGroups, writeClient, writeGroup, type ClientGroupRecord } from './records';
 
 export interface JoinOptions {
   readonly clientID: string;
@@ -40,8 +40,15 @@ export interface Joined {
 export function joinClientGroup(perdag: PersistentDagStore, options: JoinOptions): Promise<Joined> {
   const mutatorNames = [...options.mutatorNames].sort();
   return perdag.withWrite(async (w) => {
-    // Read in rounds: the group ids with what the client record's write reads, then the groups with their chains.
-    const [groupIDs] = await Promise.all([readGroupIDs(w), readForNewClient(w, options.clientID)]);
+    // Read in rounds: the group ids with what the client record's write reads (and every group and chain
+    // record at once, where the store can: the second round is then answered from memory), then the
+    // groups with their chains.
+    const [groupIDs] = await Promise.all([
+      readGroupIDs(w),
+      readForNewClient(w, options.clientID),
+      w.prefetchMeta(GROUP_RECORDS_PREFIX),
+      w.prefetchMeta(CHAIN_RECORDS_PREFIX),
+    ]);
     const [groups, chains] = await Promise.all([readGroups(w), Promise.all(groupIDs.map((id) => readGroupChain(w, id)))]);
     let joined: Omit<Joined, 'preloaded'> | undefined;
     const reasons: string[] = [];

@@ -19,7 +19,9 @@ export type { ClientGroupRecord, ClientRecord };
 const CLIENT_IDS = 'clients';
 const GROUP_IDS = 'groups';
 const clientKey = (id: string) => `client/${id}`;
-const groupKey = (id: string) => `group/${id}`;
+/** The names of the client-group records start with it. */
+export const GROUP_RECORDS_PREFIX = 'group/';
+const groupKey = (id: string) => `${GROUP_RECORDS_PREFIX}${id}`;
 
 export const clientHead = (id: string): string => `client/${id}`;
 export const refreshHead = (id: string): string => `refresh/${id}`;
