@@ -164,6 +164,20 @@ export const mutators = {
 `,
   );
 
+  await step('roomsync-server refuses to start on a wrong --mutators, saying why', () => {
+    writeFileSync(join(app, 'typed-mutators.ts'), 'export const mutators = { async noop(_tx: unknown) {} };\n');
+    const cases: [string, RegExp][] = [
+      ['app-mutators.js#nope', /has no export "nope" holding mutators/],
+      ['missing.js', /cannot load the mutators module .*missing\.js/],
+      ['typed-mutators.ts', /a TypeScript module needs a loader/],
+    ];
+    for (const [spec, expected] of cases) {
+      const r = run(join(app, 'node_modules/.bin/roomsync-server'), ['--port', '0', '--memory', '--mutators', spec], app);
+      if (r.status !== 1 || !expected.test(r.stderr)) throw new Error(`--mutators ${spec}: exit ${r.status ?? r.signal}, stderr ${JSON.stringify(tail(r.stderr, 3))}`);
+    }
+    return cases.map(([spec]) => spec).join(', ');
+  });
+
   await step('start roomsync-server --mutators app-mutators.js (the bin, a real process)', async () => {
     const child = spawn(join(app, 'node_modules/.bin/roomsync-server'), ['--port', '0', '--memory', '--mutators', 'app-mutators.js', '--log-level', 'warn'], {
       cwd: app,

@@ -10,7 +10,7 @@ import { join, resolve } from 'node:path';
 import { CliUsageError, parseCliArgs, USAGE } from './cli-args';
 import { cliServerConfig } from './cli-config';
 import type { MutatorDefs } from '../src/db/transaction-types';
-import { createServer } from './index';
+import { createServer, type MutatorsModule } from './index';
 import { createJSONLogger } from './logger';
 import { DEFAULT_MUTATOR_TIMEOUT_MS } from './limits';
 import { MemoryStorage } from './storage/memory-storage';
@@ -36,6 +36,27 @@ function storedAdminKey(dataDir: string): { key: string; path: string } {
   return { key, path };
 }
 
+/** The app's mutators from their module: an object of functions under the export named. */
+async function loadMutators(module: MutatorsModule): Promise<MutatorDefs> {
+  const exportName = module.exportName ?? 'mutators';
+  let loaded: Record<string, unknown>;
+  try {
+    loaded = (await import(module.url)) as Record<string, unknown>;
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    const hint =
+      code === 'ERR_UNKNOWN_FILE_EXTENSION'
+        ? ' (a TypeScript module needs a loader: node --import tsx $(command -v roomsync-server) …, or compile it to .js)'
+        : '';
+    throw new Error(`cannot load the mutators module ${module.url}: ${(error as Error).message}${hint}`);
+  }
+  const found = loaded[exportName];
+  if (typeof found !== 'object' || found === null || !Object.values(found).every((f) => typeof f === 'function')) {
+    throw new Error(`${module.url} has no export "${exportName}" holding mutators (an object of functions); its exports: ${Object.keys(loaded).join(', ') || 'none'}`);
+  }
+  return found as MutatorDefs;
+}
+
 async function main(): Promise<void> {
   let opts;
   let config;
@@ -52,6 +73,15 @@ async function main(): Promise<void> {
   const logger = createJSONLogger({ level: opts.logLevel, write: (line) => process.stderr.write(line), now: Date.now });
   process.on('unhandledRejection', (error) => logger.error('unhandled rejection', { error }));
   for (const warning of config.warnings) logger.warn(warning);
+
+  // Loaded here first (the room workers load it again), so a wrong path, export or file type stops the start with its reason.
+  let appMutators: MutatorDefs;
+  try {
+    appMutators = await loadMutators(config.mutatorsModule);
+  } catch (error) {
+    process.stderr.write(`roomsync server could not start: ${(error as Error).message}\n`);
+    process.exit(1);
+  }
 
   let storage;
   const postgresURL = opts.postgres ?? (opts.localStorageGiven ? undefined : process.env.DATABASE_URL || undefined);
@@ -93,9 +123,7 @@ async function main(): Promise<void> {
     }
   }
   const inMainThread = opts.roomWorkers === 0;
-  const mutators = inMainThread
-    ? { mutators: (await import(config.mutatorsModule.url))[config.mutatorsModule.exportName ?? 'mutators'] as MutatorDefs }
-    : { mutatorsModule: config.mutatorsModule };
+  const mutators = inMainThread ? { mutators: appMutators } : { mutatorsModule: config.mutatorsModule };
   const server = createServer({ ...config.options, ...mutators, storage, logger, ...(adminKey === undefined ? {} : { adminKey }) });
   let listening;
   try {
