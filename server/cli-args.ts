@@ -81,7 +81,7 @@ export const USAGE = `Usage: roomsync-server [options]   (from the repository: n
   --allowed-origins A,B     browser origins allowed besides the page's own (or *)
   --admin-key-file FILE     key of the admin API (or env ROOMSYNC_ADMIN_KEY; --admin-key KEY shows in ps)
   --require-rooms           refuse connects to rooms not created through the admin API
-  --mutators FILE[#name]    the app's mutators: an ES module (.js, .mjs; .ts from sources) and its export
+  --mutators FILE[#name]    the app's mutators: an ES module (.js, .mjs; .ts with node --import tsx) and its export
                             (default export name: mutators); without it only the conformance mutators
   --room-workers N          worker threads running rooms (default max(2, cores)); 0 runs them in the main thread
   --mutator-timeout-ms N    a mutator running longer is stopped and skipped (default 5000)
