@@ -286,6 +286,18 @@ await Promise.all([a.close(), b.close()]);
     return counts[0];
   });
 
+  await step('the JSON Schemas and roomsync/protocol resolve through the exports map', () => {
+    const probe = `
+const { default: poke } = await import('roomsync/protocol/json-schema/PokeMessage.json', { with: { type: 'json' } });
+const protocol = await import('roomsync/protocol');
+console.log(JSON.stringify({ title: poke.title ?? poke.$id ?? Object.keys(poke).slice(0, 3).join(' '), version: protocol.PROTOCOL_VERSION }));
+`;
+    const out = runOk(process.execPath, ['--input-type=module', '-e', probe], app);
+    const result = JSON.parse(out.trim().split('\n').at(-1)!) as { title: string; version: number };
+    if (typeof result.version !== 'number') throw new Error(`roomsync/protocol gave no PROTOCOL_VERSION: ${out}`);
+    return `PokeMessage.json (${result.title}), protocol v${result.version}`;
+  });
+
   await step('a missing optional peer fails with the package to install', async () => {
     const probe = `
 const server = await import('roomsync/server');
