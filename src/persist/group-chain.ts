@@ -7,6 +7,7 @@
  */
 import type { PersistentDagRead, PersistentDagWrite } from '../dag/store';
 import type { Hash } from '../dag/types';
+import type { ReadonlyJSONValue } from '../../protocol/json';
 
 export interface GroupChain {
   /** The group head this chain ends in. */
@@ -15,7 +16,20 @@ export interface GroupChain {
   readonly commits: readonly Hash[];
   /** The root of the head's map. */
   readonly root: Hash;
+  /**
+   * The root's children, when it has at most PRELOADED_ROOT_CHILDREN_MAX:
+   * a client opening the store reads them with the chain (absent: it reads
+   * the root first).
+   */
+  readonly top?: readonly Hash[];
 }
+
+/**
+ * A root with at most this many children has them read while a client joins
+ * (a constant number of chunks, whatever the size of the store): the first
+ * read then needs only the levels below them.
+ */
+export const PRELOADED_ROOT_CHILDREN_MAX = 8;
 
 /** The names of the chain records start with it. */
 export const CHAIN_RECORDS_PREFIX = 'chain/';
@@ -36,11 +50,17 @@ function isGroupChain(value: unknown): value is GroupChain {
 /** The chain recorded for the group's head (check that it ends in the head). */
 export async function readGroupChain(read: PersistentDagRead, clientGroupID: string): Promise<GroupChain | undefined> {
   const value = await read.getMeta(chainKey(clientGroupID));
-  return isGroupChain(value) ? value : undefined;
+  if (!isGroupChain(value)) return undefined;
+  // A top level of another shape (or too wide) is read from the root instead.
+  const { top } = value as { top?: unknown };
+  const topFits = Array.isArray(top) && top.length <= PRELOADED_ROOT_CHILDREN_MAX && top.every((h) => typeof h === 'string');
+  return { head: value.head, commits: value.commits, root: value.root, ...(topFits ? { top: top as Hash[] } : {}) };
 }
 
 export function writeGroupChain(write: PersistentDagWrite, clientGroupID: string, chain: GroupChain): Promise<void> {
-  return write.putMeta(chainKey(clientGroupID), { head: chain.head, commits: [...chain.commits], root: chain.root });
+  const value: Record<string, ReadonlyJSONValue> = { head: chain.head, commits: [...chain.commits], root: chain.root };
+  if (chain.top !== undefined && chain.top.length <= PRELOADED_ROOT_CHILDREN_MAX) value.top = [...chain.top];
+  return write.putMeta(chainKey(clientGroupID), value);
 }
 
 export function deleteGroupChain(write: PersistentDagWrite, clientGroupID: string): Promise<void> {

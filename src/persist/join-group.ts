@@ -10,7 +10,7 @@ import type { Chunk, Hash } from '../dag/types';
 import { newCommitChunk, readChain, readCommit, type Commit, type CommitData, type SnapshotCommitData } from '../db/commit';
 import { compareCookies } from '../db/cookie-order';
 import { compileIndex, sameIndexDefinition, type IndexDefinitions } from '../db/index-definition';
-import { CHAIN_RECORDS_PREFIX, readGroupChain, type GroupChain } from './group-chain';
+import { CHAIN_RECORDS_PREFIX, PRELOADED_ROOT_CHILDREN_MAX, readGroupChain, type GroupChain } from './group-chain';
 import { GROUP_RECORDS_PREFIX, readForNewClient, readGroupIDs, readGroups, writeClient, writeGroup, type ClientGroupRecord } from './records';
 
 export interface JoinOptions {
@@ -88,8 +88,12 @@ export function joinClientGroup(perdag: PersistentDagStore, options: JoinOptions
       // Read with the chunks: the commit reads it again (from the transaction's memory) to count the client's head.
       w.refCount(joined.headHash),
     ]);
-    // The first read walks down from the root: a small top level comes in the same transaction, while it commits.
-    const topLevel = head.root !== undefined && head.root.refs.length <= PRELOADED_ROOT_CHILDREN_MAX ? Promise.all(head.root.refs.map((ref) => w.getChunk(ref))) : undefined;
+    // The first read walks down from the root: a small top level comes in the same transaction (read with
+    // the chain when the chain lists it; else now, while the transaction commits).
+    const topLevel =
+      !head.withTop && head.root !== undefined && head.root.refs.length <= PRELOADED_ROOT_CHILDREN_MAX
+        ? Promise.all(head.root.refs.map((ref) => w.getChunk(ref)))
+        : undefined;
     topLevel?.catch(() => {});
     await w.commit();
     const children = (await topLevel)?.filter((c): c is Chunk => c !== undefined) ?? [];
@@ -98,23 +102,25 @@ export function joinClientGroup(perdag: PersistentDagStore, options: JoinOptions
 }
 
 /**
- * A root with at most this many children has them read while the client
- * joins (a constant number of chunks, whatever the size of the store): the
- * first read then needs only the levels below them.
+ * The head's chain, the root of its map and (when the chain lists them) the
+ * root's children, in one round of reads (two when no chain is recorded: the
+ * head, then its root). `withTop`: the root's children are among the chunks.
  */
-export const PRELOADED_ROOT_CHILDREN_MAX = 8;
-
-/** The head's chain and the root of its map, in one round of reads (two when no chain is recorded: the head, then its root). */
-async function readHeadChunks(r: PersistentDagRead, head: Hash, chain: GroupChain | undefined): Promise<{ chunks: Chunk[]; root?: Chunk }> {
+async function readHeadChunks(
+  r: PersistentDagRead,
+  head: Hash,
+  chain: GroupChain | undefined,
+): Promise<{ chunks: Chunk[]; root?: Chunk; withTop: boolean }> {
   if (chain === undefined) {
     const headChunk = await r.getChunk(head);
-    if (headChunk === undefined) return { chunks: [] };
+    if (headChunk === undefined) return { chunks: [], withTop: false };
     const root = await r.getChunk((headChunk.data as unknown as CommitData).valueHash);
-    return root === undefined ? { chunks: [headChunk] } : { chunks: [headChunk, root], root };
+    return root === undefined ? { chunks: [headChunk], withTop: false } : { chunks: [headChunk, root], root, withTop: false };
   }
-  const chunks = await Promise.all([...chain.commits, chain.root].map((hash) => r.getChunk(hash)));
-  const root = chunks[chunks.length - 1];
-  return { chunks: chunks.filter((c): c is Chunk => c !== undefined), ...(root === undefined ? {} : { root }) };
+  const top = chain.top ?? [];
+  const chunks = await Promise.all([...chain.commits, chain.root, ...top].map((hash) => r.getChunk(hash)));
+  const root = chunks[chain.commits.length];
+  return { chunks: chunks.filter((c): c is Chunk => c !== undefined), ...(root === undefined ? {} : { root }), withTop: chain.top !== undefined };
 }
 
 /** Why a group cannot take this client, or undefined when it can. */

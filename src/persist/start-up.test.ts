@@ -9,7 +9,7 @@ import { MemoryKvProvider } from '../kv/memory-provider';
 import type { KvProvider } from '../kv/provider';
 import type { KvRead, KvStore, KvWrite } from '../kv/types';
 import type { WriteTransaction } from '../db/transaction-types';
-import { PRELOADED_ROOT_CHILDREN_MAX } from './join-group';
+import { PRELOADED_ROOT_CHILDREN_MAX, readGroupChain } from './group-chain';
 import { Tabs } from './testing/tabs';
 
 const KB = 1024;
@@ -100,5 +100,28 @@ describe('start-up', () => {
     const many = await readsToFirstGet(100, 100);
     // Two reads per commit of the recorded chain (read in one round), nothing read twice.
     expect(many - one).toBeLessThanOrEqual(2 * 100);
+  }, 60_000);
+
+  it("the group's chain lists a small top level, and a client opening the store has it at hand without reading the root first", async () => {
+    const provider = new MemoryKvProvider(`start-up-${++namespaces}`);
+    const tabs = new Tabs({ frozen: true, provider });
+    const writer = await tabs.open({ mutators: mutators as never });
+    await writer.client.store.mutate('fill', { n: 10_000 });
+    await tabs.close(writer);
+
+    const reader = await tabs.open({ mutators: mutators as never });
+    const read = await reader.client.perdag.read();
+    try {
+      const chain = await readGroupChain(read, reader.client.clientGroupID);
+      const root = await read.mustGetChunk(chain!.root);
+      expect(root.refs.length).toBeGreaterThan(1);
+      expect(root.refs.length).toBeLessThanOrEqual(PRELOADED_ROOT_CHILDREN_MAX);
+      expect(chain!.top).toEqual(root.refs);
+      const preloaded = new Set(reader.client.joined.preloaded.map((c) => c.hash));
+      for (const hash of [...chain!.commits, chain!.root, ...root.refs]) expect(preloaded.has(hash)).toBe(true);
+    } finally {
+      read.release();
+    }
+    await tabs.closeAll();
   }, 60_000);
 });

@@ -252,7 +252,8 @@ export class TabSync {
       if (!conflict && moveGroup) {
         for (const chunk of targetChunks) await w.putNewChunk(chunk);
         await writeGroup(w, clientGroupID, groupRecordFor(next, group), group);
-        await writeGroupChain(w, clientGroupID, { head: next.hash, commits: next.chain, root: next.root });
+        const top = memdag.memoryChunk(next.root)?.refs;
+        await writeGroupChain(w, clientGroupID, { head: next.hash, commits: next.chain, root: next.root, ...(top === undefined ? {} : { top }) });
       }
       if (client.headHash !== viewHash || client.tempRefreshHash !== null) {
         await writeClient(w, clientID, { ...client, headHash: viewHash, tempRefreshHash: null }, client);
