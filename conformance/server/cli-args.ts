@@ -9,7 +9,9 @@ export interface CliArgs {
   readonly only: string | undefined;
 }
 
-export const USAGE = `Usage: npm run conformance -- --server ws://HOST:PORT [--server ws://… …] [--config FILE] [--json] [--only PATTERN] | --list
+export const USAGE = `Usage: roomsync-conformance --server ws://HOST:PORT [--server ws://… …] [--config FILE] [--json] [--only PATTERN] | --list
+       roomsync-conformance client [options]   (the client suite; client --help)
+       (from the repository: npm run conformance -- [options])
 
   --server URL     the server's socket origin (ws:// or wss://); repeat it for several nodes of one
                    server (sharing rooms, e.g. on PostgreSQL): each check's clients are spread over them

@@ -45,7 +45,7 @@ describe('npm run conformance', () => {
     const { code, stderr } = await runCli(['--server', 'http://nope']);
     expect(code).toBe(2);
     expect(stderr).toMatch(/ws:\/\/ or wss:\/\//);
-    expect(stderr).toContain('Usage: npm run conformance');
+    expect(stderr).toContain('Usage: roomsync-conformance --server');
     const noMatch = await runCli(['--server', server.url, '--only', 'no-such-check']);
     expect(noMatch.code).toBe(2);
     expect(noMatch.stderr).toMatch(/matches no check/);
