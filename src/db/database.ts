@@ -224,11 +224,12 @@ export class Database {
     return this.pending;
   }
 
-  /** The head's chain: its snapshot and its local commits with their mutations, the head last. */
-  headChain(): ChainLink[] {
-    const links: ChainLink[] = [{ hash: this.snapshot.hash }];
-    for (let i = 0; i < this.localHashes.length; i++) links.push({ hash: this.localHashes[i]!, mutation: this.localMutations[i]! });
-    return links;
+  /**
+   * The head's local commits, oldest first: their hashes and their mutations
+   * (the lists themselves: read them at once, never keep or change them).
+   */
+  headLocals(): { readonly hashes: readonly Hash[]; readonly mutations: readonly PendingMutation[] } {
+    return { hashes: this.localHashes, mutations: this.localMutations };
   }
 
   /** Keys written by a local commit, if it was made in this session. */
@@ -493,12 +494,6 @@ export class Database {
     });
     this.subscriptions.close();
   }
-}
-
-/** A commit of a chain: its hash, and the mutation of a local commit. */
-export interface ChainLink {
-  readonly hash: Hash;
-  readonly mutation?: { readonly clientID: string; readonly id: number };
 }
 
 function toPending(c: Commit<LocalCommitData>): PendingMutation {

@@ -210,15 +210,11 @@ export class TabSync {
   #captureView(): StoredHead {
     const { db } = this.#o;
     const head = db.headCommit;
-    const links = db.headChain();
-    const mutations = links.slice(1).map((l) => [l.mutation!.clientID, l.mutation!.id] as const);
-    const info = describePending(
-      links.map((l) => l.hash),
-      head.data.valueHash,
-      db.snapshotCommit.data.cookie,
-      db.snapshotCommit.data.lastMutationIDs,
-      mutations,
-    );
+    // The database's own lists, read here at once: no object per pending mutation for each store of a long backlog.
+    const locals = db.headLocals();
+    const chain = [db.snapshotCommit.hash];
+    for (const hash of locals.hashes) chain.push(hash);
+    const info = describePending(chain, head.data.valueHash, db.snapshotCommit.data.cookie, db.snapshotCommit.data.lastMutationIDs, locals.mutations);
     return { info, chunks: this.#storedClosure(head.hash, new Set([head.hash])) };
   }
 
@@ -292,20 +288,20 @@ function storedForm(chunk: Chunk, heads: ReadonlySet<Hash>): Chunk {
 function describeChain(chain: Chain): HeadInfo {
   const { cookie, lastMutationIDs } = chain.snapshot.data;
   const hashes = [chain.snapshot.hash, ...chain.locals.map((c) => c.hash)];
-  return describePending(hashes, chain.head.data.valueHash, cookie, lastMutationIDs, chain.locals.map((c) => [c.data.clientID, c.data.mutationID] as const));
+  return describePending(hashes, chain.head.data.valueHash, cookie, lastMutationIDs, chain.locals.map((c) => ({ clientID: c.data.clientID, id: c.data.mutationID })));
 }
 
-/** `mutations`: the head's local mutations as [clientID, id]; those the snapshot acknowledges are not pending. */
+/** `mutations`: the head's local mutations; those the snapshot acknowledges are not pending. */
 function describePending(
   chain: readonly Hash[],
   root: Hash,
   cookie: SnapshotCommitData['cookie'],
   acked: Readonly<Record<string, number>>,
-  mutations: readonly (readonly [clientID: string, id: number])[],
+  mutations: readonly { readonly clientID: string; readonly id: number }[],
 ): HeadInfo {
   const lastIDs: Record<string, number> = { ...acked };
   const pending = new Map<string, number[]>();
-  for (const [clientID, id] of mutations) {
+  for (const { clientID, id } of mutations) {
     if (id <= (acked[clientID] ?? 0)) continue;
     let ids = pending.get(clientID);
     if (ids === undefined) pending.set(clientID, (ids = []));
