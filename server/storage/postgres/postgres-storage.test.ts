@@ -138,6 +138,24 @@ describe('PostgresStorage', () => {
     expect(await a.lockRoom('missing', 0)).toBeUndefined();
   });
 
+  it('commits a batch in one round trip only while the room is at its base version', async () => {
+    const url = await freshURL();
+    const a = await open(url);
+    const b = await open(url);
+    await a.createRoom('r', 0);
+    const put = (version: number, value: string) => ({ baseVersion: version - 1, version, entries: [{ key: 'k', json: value, version }], clients: [] });
+    await a.commitBatch('r', put(1, '"a1"'));
+    await expect(b.commitBatch('r', put(1, '"b1"'))).rejects.toMatchObject({ kind: 'StaleRoom' });
+    // One that finds the row locked by a batch at its base version waits for it, then sees the room moved on.
+    const holder = await a.lockRoom('r', 1);
+    const late = b.commitBatch('r', put(2, '"b2"'));
+    await until('the commit to wait for the lock', async () => (await sql(url, "SELECT 1 FROM pg_locks WHERE NOT granted AND locktype = 'transactionid'")).length > 0);
+    await holder!.commit(put(2, '"a2"'));
+    await expect(late).rejects.toMatchObject({ kind: 'StaleRoom' });
+    await expect(a.commitBatch('missing', put(1, '1'))).rejects.toMatchObject({ kind: 'StaleRoom' });
+    expect((await a.loadRoom('r'))!.entries).toEqual([{ key: 'k', json: '"a2"', version: 2 }]);
+  });
+
   it('tells other nodes of committed batches and admin changes, never itself', async () => {
     const url = await freshURL();
     const a = await open(url);
