@@ -47,6 +47,8 @@ const ONLY_HOT_ROWS = process.env.BENCH_SERVER_ROWS === 'hot';
 /** BENCH_SERVER_ROWS=fanout: only the fan-out of a 100 KB poke to 2,000 sockets, BENCH_FANOUT_RUNS times (default 1), each on a fresh server. */
 const ONLY_BIG_FANOUT = process.env.BENCH_SERVER_ROWS === 'fanout';
 const BIG_FANOUT_RUNS = Number(process.env.BENCH_FANOUT_RUNS ?? '1');
+/** BENCH_SERVER_ROWS=rtt: only the first table (push → own poke on SQLite, memory, rooms in the main thread). */
+const ONLY_RTT_ROWS = process.env.BENCH_SERVER_ROWS === 'rtt';
 /** More server flags for every server this bench starts, e.g. BENCH_SERVER_ARGS="--room-workers 0". */
 const EXTRA_SERVER_ARGS = (process.env.BENCH_SERVER_ARGS ?? '').split(' ').filter((a) => a !== '');
 
@@ -565,6 +567,7 @@ export async function runServerBench(): Promise<void> {
       row('push → own poke, SQLite FULL, rooms in the main thread', inMainTimes),
       row('(one SQLite FULL commit alone)', commitTimes),
     ]);
+    if (ONLY_RTT_ROWS) return;
 
     const fan = await fanOut(full.url);
     const big = await bigFanOut(full.url, full.proc.pid!);
