@@ -30,7 +30,13 @@ export interface BacklogClientResult {
   readonly sums: number[];
 }
 
-async function main(url: string, roomID: string, mutations: number): Promise<BacklogClientResult> {
+/**
+ * `paced`: the event loop turns after each burst of MUTATE_CHUNK mutations,
+ * as in an app whose mutations come from events (timers run: the store
+ * persists while offline). Unpaced, the whole backlog is made in one run of
+ * microtasks and first persisted when the drain starts.
+ */
+async function main(url: string, roomID: string, mutations: number, paced: boolean): Promise<BacklogClientResult> {
   const client = new Reflect({
     userID: 'bench-user',
     roomID,
@@ -48,6 +54,7 @@ async function main(url: string, roomID: string, mutations: number): Promise<Bac
     const chunk: Promise<void>[] = [];
     for (let i = done; i < Math.min(done + MUTATE_CHUNK, mutations); i++) chunk.push(client.mutate.increment({ key: `k${i % BACKLOG_KEYS}`, delta: 1 }));
     await Promise.all(chunk);
+    if (paced) await new Promise((resolve) => setImmediate(resolve));
   }
   const mutateMs = performance.now() - mutateStart;
   const rssBeforeDrainMiB = process.memoryUsage().rss / MIB;
@@ -90,6 +97,6 @@ async function main(url: string, roomID: string, mutations: number): Promise<Bac
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  const [url, roomID, n] = process.argv.slice(2);
-  console.log(JSON.stringify(await main(url!, roomID!, Number(n))));
+  const [url, roomID, n, pacing] = process.argv.slice(2);
+  console.log(JSON.stringify(await main(url!, roomID!, Number(n), pacing === 'paced')));
 }
