@@ -106,6 +106,22 @@ class MemoryRead implements KvRead {
 
 const DELETED = Symbol('deleted');
 
+const ANY_CHARACTER = /./;
+
+/**
+ * The key as one flat string. Keys are built by concatenation ('c/' + hash +
+ * '/d', 'l/' + client + '/' + id), which V8 keeps as a tree of string pieces
+ * (an object per piece, more bytes than the text); a regular expression test
+ * flattens its subject in place, and the pieces are collected. The store keeps
+ * 3 keys per chunk and one per logged mutation: 300,000 keys like a
+ * 100,000-commit backlog's took 51 MB with their pieces, 27 MB flat (Node 20).
+ * Elsewhere the test is just a test.
+ */
+function flat(key: string): string {
+  ANY_CHARACTER.test(key);
+  return key;
+}
+
 class MemoryWrite extends MemoryRead implements KvWrite {
   readonly #pending = new Map<string, ReadonlyJSONValue | typeof DELETED>();
 
@@ -125,12 +141,12 @@ class MemoryWrite extends MemoryRead implements KvWrite {
 
   async put(key: string, value: ReadonlyJSONValue): Promise<void> {
     this.assertOpen();
-    this.#pending.set(key, value);
+    this.#pending.set(flat(key), value);
   }
 
   async del(key: string): Promise<void> {
     this.assertOpen();
-    this.#pending.set(key, DELETED);
+    this.#pending.set(flat(key), DELETED);
   }
 
   async commit(): Promise<void> {
