@@ -282,6 +282,8 @@ export class TabSync {
 function storedForm(chunk: Chunk, heads: ReadonlySet<Hash>): Chunk {
   const data = chunk.data as unknown as CommitData;
   if (heads.has(chunk.hash) || typeof data !== 'object' || data === null || Array.isArray(data) || data.type !== 'local') return chunk;
+  // Already without its trees (a commit below the head in memory): itself, not a copy per pending mutation.
+  if (chunk.refs.length === 1 && chunk.refs[0] === data.basisHash) return chunk;
   return { hash: chunk.hash, data: chunk.data, refs: [data.basisHash] };
 }
 
