@@ -104,7 +104,7 @@ class MemoryRead implements KvRead {
   }
 }
 
-const DELETED = Symbol('deleted');
+const ABSENT = Symbol('absent');
 
 const ANY_CHARACTER = /./;
 
@@ -122,40 +122,55 @@ function flat(key: string): string {
   return key;
 }
 
+/**
+ * Writes go to the shared map at once (the write lock keeps every other
+ * transaction out until this one ends), with what they replaced noted so that
+ * a write released without commit puts it back. No second map of pending
+ * writes: a store of 100,000 commits (300,000 keys) held one beside the data.
+ */
 class MemoryWrite extends MemoryRead implements KvWrite {
-  readonly #pending = new Map<string, ReadonlyJSONValue | typeof DELETED>();
-
-  override async has(key: string): Promise<boolean> {
-    this.assertOpen();
-    const v = this.#pending.get(key);
-    if (v !== undefined) return v !== DELETED;
-    return this.map.has(key);
-  }
-
-  override async get(key: string): Promise<ReadonlyJSONValue | undefined> {
-    this.assertOpen();
-    const v = this.#pending.get(key);
-    if (v !== undefined) return v === DELETED ? undefined : v;
-    return this.map.get(key);
-  }
+  /** Keys written, oldest first, and what each held before (ABSENT: nothing). */
+  #undoKeys: string[] = [];
+  #undoValues: (ReadonlyJSONValue | typeof ABSENT)[] = [];
 
   async put(key: string, value: ReadonlyJSONValue): Promise<void> {
     this.assertOpen();
-    this.#pending.set(flat(key), value);
+    const k = flat(key);
+    this.#noteOld(k);
+    this.map.set(k, value);
   }
 
   async del(key: string): Promise<void> {
     this.assertOpen();
-    this.#pending.set(flat(key), DELETED);
+    const k = flat(key);
+    if (!this.map.has(k)) return;
+    this.#noteOld(k);
+    this.map.delete(k);
   }
 
   async commit(): Promise<void> {
     this.assertOpen();
-    for (const [key, value] of this.#pending) {
-      if (value === DELETED) this.map.delete(key);
-      else this.map.set(key, value);
-    }
-    this.#pending.clear();
+    this.#undoKeys = [];
+    this.#undoValues = [];
     this.release();
+  }
+
+  /** Ends the transaction; without a commit first, its writes are undone. */
+  override release(): void {
+    const keys = this.#undoKeys;
+    const values = this.#undoValues;
+    this.#undoKeys = [];
+    this.#undoValues = [];
+    for (let i = keys.length - 1; i >= 0; i--) {
+      const old = values[i]!;
+      if (old === ABSENT) this.map.delete(keys[i]!);
+      else this.map.set(keys[i]!, old);
+    }
+    super.release();
+  }
+
+  #noteOld(key: string): void {
+    this.#undoKeys.push(key);
+    this.#undoValues.push(this.map.has(key) ? this.map.get(key)! : ABSENT);
   }
 }
