@@ -1,9 +1,13 @@
+import { PRESENCE_KEY_PREFIX } from '../protocol/presence';
 import type { ServerContext } from './context';
 import { invalidateConnections } from './invalidate';
 import type { ClusterEvent, SharedStorage } from './storage/types';
 
 /** How often a node compares the rooms it holds with the storage, in case a notification was missed. */
 export const DEFAULT_CLUSTER_POLL_INTERVAL_MS = 2000;
+
+/** A node whose last beat (one per poll interval) is older than this many intervals is gone. */
+export const NODE_STALE_AFTER_POLLS = 3;
 
 /**
  * Keeps one node's rooms in step with the others through a shared storage.
@@ -12,10 +16,18 @@ export const DEFAULT_CLUSTER_POLL_INTERVAL_MS = 2000;
  * reconnected (notifications sent meanwhile are gone), and every poll
  * interval, the versions of all rooms held are compared with the storage's
  * in one query and the rooms behind catch up.
+ *
+ * With presence on, each poll also records this node's beat and reads which
+ * nodes are alive: once a node's beats stop, the presence entries of its
+ * clients in the rooms held here are removed after the grace period (unless
+ * those clients connect here meanwhile); a room loaded later does the same
+ * when it is loaded.
  */
 export class ClusterSync {
   private timer: unknown;
   private stopped = false;
+  /** When (this node's clock) its beat was last recorded. */
+  private lastBeat: number | undefined;
 
   constructor(
     private readonly ctx: ServerContext,
@@ -25,6 +37,7 @@ export class ClusterSync {
 
   async start(): Promise<void> {
     await this.storage.listen((event) => this.onEvent(event));
+    await this.beat();
     this.arm();
   }
 
@@ -67,8 +80,33 @@ export class ClusterSync {
     }
   }
 
+  /** Records this node's beat; when a node known alive stopped beating, the rooms held adopt its clients' presence entries. */
+  async beat(): Promise<void> {
+    const presence = this.ctx.registry.presence;
+    const { liveness } = presence ?? {};
+    if (presence === undefined || liveness === undefined || this.storage.beat === undefined || this.ctx.shuttingDown) return;
+    try {
+      const live = await this.storage.beat(presence.nodeID, this.pollIntervalMs * NODE_STALE_AFTER_POLLS);
+      const now = this.ctx.clock.now();
+      // Beats missed for a while: the other nodes may have taken this one for gone and removed its clients' entries.
+      const missed = this.lastBeat !== undefined && now - this.lastBeat > this.pollIntervalMs * (NODE_STALE_AFTER_POLLS - 1);
+      this.lastBeat = now;
+      if (missed) for (const room of this.ctx.registry.heldRooms()) room.presence?.rejoin();
+      if (!liveness.update(live)) return;
+      const rooms = this.ctx.registry.heldRooms().filter((r) => r.presence !== undefined);
+      if (rooms.length === 0 || this.storage.entriesWithPrefix === undefined) return;
+      const entries = await this.storage.entriesWithPrefix(
+        rooms.map((r) => r.roomID),
+        PRESENCE_KEY_PREFIX,
+      );
+      for (const room of rooms) room.presence!.adopt(entries.get(room.roomID) ?? []);
+    } catch (error) {
+      this.ctx.logger.warn('could not record this node\'s beat or read the other nodes\'; trying again at the next poll', { error });
+    }
+  }
+
   private arm(): void {
     if (this.stopped) return;
-    this.timer = this.ctx.timers.setTimeout(() => void this.resync().finally(() => this.arm()), this.pollIntervalMs);
+    this.timer = this.ctx.timers.setTimeout(() => void this.resync().then(() => this.beat()).finally(() => this.arm()), this.pollIntervalMs);
   }
 }

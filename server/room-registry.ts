@@ -36,6 +36,11 @@ export class RoomRegistry {
     return this.rooms.get(roomID);
   }
 
+  /** The presence settings every room gets; undefined when presence is off. */
+  get presence(): RoomDeps['presence'] {
+    return this.deps.presence;
+  }
+
   /** Every room held in memory now. */
   heldRooms(): Room[] {
     return [...this.rooms.values()];

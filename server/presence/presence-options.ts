@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Timers } from '../clock';
+import { NodeLiveness } from './node-liveness';
 import type { PresenceSettings } from './presence-tracker';
 
 /** A client stays present this long after its last connection closed, so a reconnect (a blip, a reload) changes nothing. */
@@ -28,12 +29,15 @@ export interface PresenceOptions {
 /**
  * The tracker settings for `ServerOptions.presence`; undefined when presence
  * is off (`false`). On a storage of its own, any other node id in an entry is
- * an earlier run of this server; on a shared one it may be a live node.
+ * an earlier run of this server; on a shared one it may be a live node, as
+ * the nodes' beats say (`liveness`, kept by ClusterSync).
  */
 export function presenceSettings(option: boolean | PresenceOptions | undefined, timers: Timers, sharedStorage: boolean): PresenceSettings | undefined {
   if (option === false) return undefined;
   const { graceMs = DEFAULT_PRESENCE_GRACE_MS, nodeID = randomUUID() } = option === true || option === undefined ? {} : option;
   if (!Number.isSafeInteger(graceMs) || graceMs < 0) throw new TypeError(`presence.graceMs must be a non-negative integer of milliseconds, not ${graceMs}`);
   if (typeof nodeID !== 'string' || nodeID === '') throw new TypeError('presence.nodeID must be a non-empty string');
-  return { graceMs, nodeID, timers, nodeMayBeAlive: () => sharedStorage };
+  if (!sharedStorage) return { graceMs, nodeID, timers, nodeMayBeAlive: () => false };
+  const liveness = new NodeLiveness();
+  return { graceMs, nodeID, timers, nodeMayBeAlive: (id) => liveness.mayBeAlive(id), liveness };
 }

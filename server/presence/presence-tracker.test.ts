@@ -91,6 +91,25 @@ describe('the presence tracker of a room', () => {
     expect(writes.map((w) => w.clientID)).toEqual(['mine']);
   });
 
+  it("removes a dead node's entries once the liveness says it is gone, and rejoins its own clients once per client", async () => {
+    let alive = true;
+    const { tracker, writes, clock } = setup((node) => node !== 'other-node' || alive);
+    tracker.adopt([stored('theirs', 'other-node')]);
+    alive = false;
+    tracker.adopt([stored('theirs', 'other-node')]);
+    tracker.connected(tab('c1'));
+    tracker.connected(tab('c1'));
+    tracker.connected(tab('c2', 'bo'));
+    writes.length = 0;
+    tracker.rejoin();
+    await clock.advance(GRACE_MS);
+    expect(writes).toEqual([
+      { kind: 'join', clientID: 'c1', userID: 'ada', node: 'me', at: 0 },
+      { kind: 'join', clientID: 'c2', userID: 'bo', node: 'me', at: 0 },
+      { kind: 'leave', clientID: 'theirs', node: 'other-node', at: GRACE_MS },
+    ]);
+  });
+
   it('stops: no more writes, no timers left', async () => {
     const { tracker, writes, clock } = setup();
     const a = tab('c1');

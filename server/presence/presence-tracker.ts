@@ -3,6 +3,7 @@ import { PRESENCE_KEY_PREFIX } from '../../protocol/presence';
 import { readPresenceEntry } from '../../src/presence/presence-entry';
 import type { Timers } from '../clock';
 import type { StoredEntry } from '../storage/types';
+import type { NodeLiveness } from './node-liveness';
 import type { PresenceChange } from './presence-change';
 
 export interface PresenceSettings {
@@ -17,6 +18,8 @@ export interface PresenceSettings {
    * @default () => false (one node: another node id is an earlier run of this server)
    */
   readonly nodeMayBeAlive?: (nodeID: string) => boolean;
+  /** On a shared storage: the nodes' liveness behind `nodeMayBeAlive`, updated from their beats. */
+  readonly liveness?: NodeLiveness;
 }
 
 /** A connection as presence sees it. */
@@ -77,6 +80,20 @@ export class PresenceTracker {
       if (entry === undefined || this.#connections.has(entry.clientID) || this.#leaves.has(entry.clientID)) continue;
       if (entry.node !== nodeID && nodeMayBeAlive(entry.node)) continue;
       this.#leaveLater(entry.clientID, entry.node);
+    }
+  }
+
+  /**
+   * Writes the join of every client connected here again: this node's beats
+   * stopped for a while (PostgreSQL out of reach), so the other nodes may
+   * have taken it for gone and removed its entries. A join of an entry still
+   * there writes nothing.
+   */
+  rejoin(): void {
+    if (this.#stopped) return;
+    for (const conns of this.#connections.values()) {
+      const conn = conns.values().next().value;
+      if (conn !== undefined) this.write({ kind: 'join', clientID: conn.clientID, userID: conn.userID, node: this.settings.nodeID });
     }
   }
 

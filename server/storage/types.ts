@@ -140,6 +140,14 @@ export interface SharedStorage extends Storage {
   publish(event: ClusterEvent): Promise<void>;
   /** Starts delivering other nodes' events (and `resync` when some may have been missed). */
   listen(onEvent: (event: ClusterEvent) => void): Promise<void>;
+  /**
+   * Records that node `nodeID` is alive now and answers every node whose
+   * last beat is less than `staleAfterMs` old, by the storage's clock (this
+   * one included). Without it, every node is taken to be alive.
+   */
+  beat?(nodeID: string, staleAfterMs: number): Promise<Set<string>>;
+  /** The live entries (not tombstones) of these rooms whose keys start with `prefix`: room id → entries. */
+  entriesWithPrefix?(roomIDs: readonly string[], prefix: string): Promise<Map<string, StoredEntry[]>>;
 }
 
 export function isSharedStorage(storage: Storage): storage is SharedStorage {

@@ -56,6 +56,17 @@ BEGIN
 END $$;
 `,
   },
+  {
+    // Node liveness: each node records a beat every poll interval; a node whose last beat is old is gone
+    // (its clients' presence entries are then removed by the nodes still alive).
+    version: 3,
+    sql: `
+CREATE TABLE roomsync_nodes (
+  node_id text COLLATE "C" PRIMARY KEY,
+  beat_at timestamptz NOT NULL
+);
+`,
+  },
 ];
 
 /** Any 64-bit number that other users of the database do not take for their advisory locks. */

@@ -428,6 +428,36 @@ export class PostgresStorage implements SharedStorage {
     });
   }
 
+  async beat(nodeID: string, staleAfterMs: number): Promise<Set<string>> {
+    return this.withClient('recording this node\'s beat', async (c) => {
+      const [, , live] = await pipeline(c, [
+        { name: 'roomsync_beat', text: 'INSERT INTO roomsync_nodes (node_id, beat_at) VALUES ($1, now()) ON CONFLICT (node_id) DO UPDATE SET beat_at = now()', values: [nodeID] },
+        // Nodes gone for a day are forgotten (a node not listed counts as gone anyway).
+        { name: 'roomsync_forgetNodes', text: "DELETE FROM roomsync_nodes WHERE beat_at < now() - interval '1 day'", values: [] },
+        { name: 'roomsync_liveNodes', text: "SELECT node_id FROM roomsync_nodes WHERE beat_at > now() - $1 * interval '1 millisecond'", values: [staleAfterMs] },
+      ]);
+      return new Set((live!.rows as { node_id: string }[]).map((r) => r.node_id));
+    });
+  }
+
+  async entriesWithPrefix(roomIDs: readonly string[], prefix: string): Promise<Map<string, StoredEntry[]>> {
+    const found = new Map<string, StoredEntry[]>();
+    if (roomIDs.length === 0) return found;
+    return this.withClient('reading entries', async (c) => {
+      // Keys compare in byte order (COLLATE "C"), so the keys with the prefix are one range (left(): no pattern characters to escape).
+      const { rows } = await c.query<EntryRow & { room_id: string }>(
+        'SELECT room_id, key, value, version FROM roomsync_entries WHERE room_id = ANY($1::text[]) AND left(key, $3) = $2 AND value IS NOT NULL',
+        [roomIDs, prefix, [...prefix].length],
+      );
+      for (const r of rows) {
+        let list = found.get(r.room_id);
+        if (list === undefined) found.set(r.room_id, (list = []));
+        list.push(toEntry(r));
+      }
+      return found;
+    });
+  }
+
   async listen(onEvent: (event: ClusterEvent) => void): Promise<void> {
     if (this.listener !== undefined) throw new Error('PostgresStorage is listening already');
     const listener = new PgListener({
