@@ -1,7 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { PUSH_VERSION } from '../../protocol/constants';
-import { decodeUpstream, encodeUpstream } from '../protocol/codec';
+import { encodeUpstream } from '../protocol/codec';
+import { decodeUpstream } from '../protocol/server-codec';
 import type { Mutation } from '../protocol/generated/types';
 import { encodeMutation, encodePushFrame } from './push-frame';
 

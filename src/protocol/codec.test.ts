@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { decodeDownstream, decodeUpstream, encodeDownstream, encodeUpstream } from './codec';
+import { decodeDownstream, encodeUpstream } from './codec';
+import { decodeUpstream, encodeDownstream } from './server-codec';
 import { InvalidMessageError } from './protocol-error';
 
 // One frame for every message shape PROTOCOL.md shows.

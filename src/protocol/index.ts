@@ -1,4 +1,5 @@
 export * from './codec';
+export * from './server-codec';
 export * from './connect-request';
 export * from './json-limits';
 export * from './messages';

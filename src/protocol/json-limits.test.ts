@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { FRAME_ENVELOPE_DEPTH, MAX_JSON_VALUE_DEPTH } from '../../protocol/constants';
-import { decodeDownstream, decodeUpstream } from './codec';
+import { decodeDownstream } from './codec';
+import { decodeUpstream } from './server-codec';
 import { findJSONLimitViolation, isWellFormedText } from './json-limits';
 
 function nested(depth: number): unknown {
