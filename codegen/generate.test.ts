@@ -21,6 +21,17 @@ describe('codegen', () => {
     expect(validators).not.toMatch(/new Function|\brequire\(|\bimport\b/);
   });
 
+  it('keeps descriptive keywords in the JSON Schema files but not in the schema objects of the validators', () => {
+    const files = generateAll();
+    const published = files.get('protocol/json-schema/ErrorMessage.json')!;
+    expect(published).toContain('"title"');
+    expect(published).toContain('"description"');
+    expect(published).toContain('"$comment"');
+    const validators = files.get('src/protocol/generated/validators.js')!;
+    expect(validators).toContain('"AuthInvalidated"'); // the ErrorKind enum is still embedded, for its error params
+    expect(validators).not.toMatch(/"title"|"description"|"\$comment"/);
+  });
+
   describe('gen and gen:check in a copy of the project', () => {
     const work = mkdtempSync(join(tmpdir(), 'roomsync-gen-'));
     afterAll(() => rmSync(work, { recursive: true, force: true }));

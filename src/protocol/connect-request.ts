@@ -2,6 +2,7 @@ import { PROTOCOL_VERSION } from '../../protocol/version';
 import type { ConnectQuery } from './generated/types';
 import { validateConnectQuery } from './generated/validators';
 import { ProtocolError } from './protocol-error';
+import { validationMessage } from './validation-message';
 
 /** What a client says when it connects (PROTOCOL.md, Connect), as typed values. */
 export interface ConnectParams {
@@ -77,7 +78,7 @@ export function parseConnectRequest(pathAndQuery: string): { version: number; pa
   if (!validateConnectQuery(query)) {
     const error = validateConnectQuery.errors?.[0];
     const where = error?.instancePath ? `parameter ${error.instancePath.slice(1)}` : 'query';
-    throw new ProtocolError('InvalidConnectionRequest', `Invalid connect request: ${where} ${error?.message ?? 'is invalid'}`);
+    throw new ProtocolError('InvalidConnectionRequest', `Invalid connect request: ${where} ${error === undefined ? 'is invalid' : validationMessage(error)}`);
   }
   return { version, params: toParams(query) };
 }

@@ -2,6 +2,7 @@ import { FRAME_ENVELOPE_DEPTH, MAX_JSON_VALUE_DEPTH } from '../../protocol/const
 import { findJSONLimitViolation } from './json-limits';
 import { InvalidMessageError } from './protocol-error';
 import type { ValidationError, Validator } from './generated/validators';
+import { validationMessage } from './validation-message';
 
 /** Message name → the validator of the whole frame `[name, body, …]`. */
 export type ValidatorTable<M> = Readonly<Record<string, Validator<M>>>;
@@ -60,7 +61,7 @@ function describeError(error: ValidationError | undefined): string {
   else if (error.keyword === 'enum') detail = ` (${(params.allowedValues as unknown[]).map((v) => JSON.stringify(v)).join(', ')})`;
   else if (error.keyword === 'discriminator' && params.tagValue !== undefined) detail = ` (got ${JSON.stringify(params.tagValue)})`;
   else if (error.keyword === 'const') detail = ` (${JSON.stringify(params.allowedValue)})`;
-  return `${where} ${error.message ?? 'is invalid'}${detail}`;
+  return `${where} ${validationMessage(error)}${detail}`;
 }
 
 const EXCERPT_CHARS = 80;
