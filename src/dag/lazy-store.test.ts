@@ -152,6 +152,30 @@ describe('LazyDagStore', () => {
     expect(counting.gets).toBe(afterOne);
   });
 
+  it('a persisted chunk the persistent store collects leaves the cache (forgetPersisted wired to onCollected)', async () => {
+    let lazy: LazyDagStore | undefined;
+    const perdag = new PersistentDagStore(new MemoryStore(NAME), { onCollected: (hash) => lazy?.forgetPersisted(hash) });
+    lazy = new LazyDagStore(perdag);
+    const t = await populate(lazy, 5);
+    await lazy.persist();
+    const cached = lazy.cachedBytes;
+    expect(cached).toBeGreaterThan(0);
+    // Another head keeps one leaf; the persistent head 'main' is removed behind the memory view's back.
+    await perdag.withWrite(async (w) => {
+      await w.setHead('keep', t.leaves[0]!);
+      await w.removeHead('main');
+      await w.commit();
+    });
+    await lazy.withRead(async (r) => {
+      expect(r.peekChunk(t.root)).toBeUndefined();
+      for (const leaf of t.leaves.slice(1)) expect(r.peekChunk(leaf)).toBeUndefined();
+      expect(r.peekChunk(t.leaves[0]!)).toBeDefined();
+      expect(await r.getChunk(t.leaves[0]!)).toBeDefined();
+      expect(await r.getChunk(t.leaves[1]!)).toBeUndefined();
+    });
+    expect(lazy.cachedBytes).toBeLessThan(cached);
+  });
+
   it('evicts least recently used chunks to stay under the cap, and reloads them', async () => {
     const writer = new LazyDagStore(new PersistentDagStore(new MemoryStore(NAME)));
     const payload = 'p'.repeat(1000);

@@ -210,6 +210,16 @@ export class LazyDagStore implements DagStore {
     }
   }
 
+  /**
+   * A persisted chunk was deleted from the persistent store (its count there
+   * reached 0): its cached copy goes (a dropped chain of 100,000 acknowledged
+   * commits would otherwise stay in the cache until evicted). Only the cache:
+   * a memory-only chunk of the same hash is this store's own.
+   */
+  forgetPersisted(hash: Hash): void {
+    this.#cache.delete(hash);
+  }
+
   /** Persisted chunks read elsewhere (e.g. in the transaction that opened the store): reads find them in the cache. */
   preload(chunks: Iterable<Chunk>): void {
     for (const chunk of chunks) this.cacheLoaded(chunk);

@@ -121,6 +121,30 @@ describe('PersistentDagStore', () => {
     });
   });
 
+  it('tells onCollected of each chunk a committed write deleted, and of none for a write released without commit', async () => {
+    const kv = new MemoryStore(NAME);
+    const collected: Hash[] = [];
+    const dag = new PersistentDagStore(kv, { onCollected: (hash) => collected.push(hash) });
+    const a = await tree(dag, 'a');
+    const b = await tree(dag, 'b', a.leaf);
+    const w = await dag.write();
+    await w.removeHead('a');
+    w.release();
+    expect(collected).toEqual([]);
+
+    await dag.withWrite(async (w2) => {
+      await w2.removeHead('a');
+      await w2.commit();
+    });
+    expect(collected.sort()).toEqual([a.root, a.mid].sort());
+    collected.length = 0;
+    await dag.withWrite(async (w2) => {
+      await w2.removeHead('b');
+      await w2.commit();
+    });
+    expect(collected.sort()).toEqual([b.root, b.mid, a.leaf].sort());
+  });
+
   it('moving a head to a new tree that reuses old chunks keeps them and drops the rest', async () => {
     const { dag } = setup();
     const first = await tree(dag, 'main');

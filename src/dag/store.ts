@@ -18,6 +18,11 @@ import { withRead, withWrite } from './with-transaction';
 export interface PersistentDagStoreOptions {
   /** Makes the hashes of new chunks. @default newHashFactory() */
   createHash?: CreateHash;
+  /**
+   * Told of each chunk a commit of this store deleted (its count reached 0),
+   * once that commit is done: e.g. a memory layer drops its cached copy.
+   */
+  onCollected?: (hash: Hash) => void;
 }
 
 /** A read of the persistent dag, with the records kept beside it. */
@@ -43,10 +48,12 @@ export interface PersistentDagWrite extends DagWrite, PersistentDagRead {
 export class PersistentDagStore implements DagStore {
   readonly #kv: KvStore;
   readonly #createHash: CreateHash;
+  readonly #onCollected: ((hash: Hash) => void) | undefined;
 
   constructor(kv: KvStore, options: PersistentDagStoreOptions = {}) {
     this.#kv = kv;
     this.#createHash = options.createHash ?? newHashFactory();
+    this.#onCollected = options.onCollected;
   }
 
   async read(): Promise<PersistentDagRead> {
@@ -54,7 +61,7 @@ export class PersistentDagStore implements DagStore {
   }
 
   async write(): Promise<PersistentDagWrite> {
-    return new PersistentWrite(await this.#kv.write(), this.#createHash);
+    return new PersistentWrite(await this.#kv.write(), this.#createHash, this.#onCollected);
   }
 
   withRead<R>(fn: (read: PersistentDagRead) => R | Promise<R>): Promise<R> {
@@ -157,10 +164,12 @@ class PersistentWrite extends PersistentRead implements PersistentDagWrite {
   readonly #unstored = new Set<Hash>();
   /** Heads set or removed in this transaction: name → new target. */
   readonly #heads = new Map<string, Hash | undefined>();
+  readonly #onCollected: ((hash: Hash) => void) | undefined;
 
-  constructor(kv: KvWrite, createHash: CreateHash) {
+  constructor(kv: KvWrite, createHash: CreateHash, onCollected: ((hash: Hash) => void) | undefined) {
     super(kv);
     this.#createHash = createHash;
+    this.#onCollected = onCollected;
   }
 
   createChunk<D extends ReadonlyJSONValue>(data: D, refs: readonly Hash[]): Chunk<D> {
@@ -255,6 +264,9 @@ class PersistentWrite extends PersistentRead implements PersistentDagWrite {
     this.#newChunks.clear();
     this.#unstored.clear();
     this.#heads.clear();
+    const onCollected = this.#onCollected;
+    // Only once the deletes are committed: a write that fails deletes nothing.
+    if (onCollected !== undefined) for (const [hash, count] of counts) if (count === 0) onCollected(hash);
   }
 
   /**

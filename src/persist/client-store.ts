@@ -82,7 +82,9 @@ export interface ClientStore {
 
 export async function openClientStore(o: ClientStoreOptions): Promise<ClientStore> {
   const createHash = newHashFactory(o.random);
-  const perdag = new PersistentDagStore(o.dataKv, { createHash });
+  let memdag: LazyDagStore | undefined;
+  // A chunk deleted from the shared store (e.g. an acknowledged chain dropped) leaves the view's cache too.
+  const perdag = new PersistentDagStore(o.dataKv, { createHash, onCollected: (hash) => memdag?.forgetPersisted(hash) });
   // Read while the client joins: the logs hold what a closed or crashed tab left unstored.
   const logsRead = readLogs(o.logKv);
   logsRead.catch(() => {});
@@ -96,7 +98,7 @@ export async function openClientStore(o: ClientStoreOptions): Promise<ClientStor
   if (joined.reason !== undefined) o.logger.info(`Starting client group ${joined.clientGroupID}: no stored group fits (${joined.reason})`);
 
   let scheduler: PersistScheduler | undefined;
-  const memdag = new LazyDagStore(perdag, {
+  memdag = new LazyDagStore(perdag, {
     createHash,
     // Only the view needs storing; the merge head is TabSync's own scratch.
     onCommit: (heads) => {
