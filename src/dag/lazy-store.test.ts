@@ -167,9 +167,9 @@ describe('LazyDagStore', () => {
       await w.commit();
     });
     await lazy.withRead(async (r) => {
-      expect(r.peekChunk(t.root)).toBeUndefined();
-      for (const leaf of t.leaves.slice(1)) expect(r.peekChunk(leaf)).toBeUndefined();
-      expect(r.peekChunk(t.leaves[0]!)).toBeDefined();
+      expect(lazy!.memoryChunk(t.root)).toBeUndefined();
+      for (const leaf of t.leaves.slice(1)) expect(lazy!.memoryChunk(leaf)).toBeUndefined();
+      expect(lazy!.memoryChunk(t.leaves[0]!)).toBeDefined();
       expect(await r.getChunk(t.leaves[0]!)).toBeDefined();
       expect(await r.getChunk(t.leaves[1]!)).toBeUndefined();
     });
