@@ -42,6 +42,8 @@ export interface ClientStoreOptions {
   readonly newClientGroupID: () => string;
   /** Whether the view must stay on its own snapshot when another tab stored a newer one (while its socket is connected). */
   readonly keepOwnSnapshot: () => boolean;
+  /** Commits of a dropped chain collected per write (TabSync's releaseSliceCommits; tests make it small). */
+  readonly releaseSliceCommits?: number;
   /** After each local mutation is committed (and handed to the log). */
   readonly onLocalMutation?: (mutation: PendingMutation) => void;
   /** This client moved the group head: the other tabs should refresh. */
@@ -132,6 +134,7 @@ export async function openClientStore(o: ClientStoreOptions): Promise<ClientStor
     startHead: joined.headHash,
     keepOwnSnapshot: o.keepOwnSnapshot,
     onGroupHeadMoved: () => o.onGroupHeadMoved?.(),
+    ...(o.releaseSliceCommits === undefined ? {} : { releaseSliceCommits: o.releaseSliceCommits }),
   });
 
   let lost = false;

@@ -2,7 +2,9 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { PersistentDagStore } from '../dag/store';
 import { MemoryKvProvider } from '../kv/memory-provider';
 import type { KvProvider } from '../kv/provider';
-import { readGroup } from './records';
+import type { DagRead, Hash } from '../dag/types';
+import type { KvStore } from '../kv/types';
+import { readClient, readGroup } from './records';
 import { Tabs, valueOf, type Tab } from './testing/tabs';
 
 let tabs: Tabs;
@@ -16,7 +18,67 @@ async function groupRecord(t: Tabs, clientGroupID: string) {
   return new PersistentDagStore(await t.dataKv()).withRead((r) => readGroup(r, clientGroupID));
 }
 
+/** Every chunk reachable from `root` in the shared store. */
+async function reachable(read: DagRead, root: Hash): Promise<Set<Hash>> {
+  const seen = new Set<Hash>([root]);
+  const todo = [root];
+  while (todo.length > 0) {
+    const chunk = await read.getChunk(todo.pop()!);
+    for (const ref of chunk?.refs ?? []) {
+      if (seen.has(ref)) continue;
+      seen.add(ref);
+      todo.push(ref);
+    }
+  }
+  return seen;
+}
+
+/** Memory stores whose writes to the shared store ('data', not the log) are counted. */
+class CountingProvider extends MemoryKvProvider {
+  writes = 0;
+  override async open(name: string): Promise<KvStore> {
+    const store = await super.open(name);
+    if (name !== 'data') return store;
+    const write = store.write.bind(store);
+    store.write = () => {
+      this.writes++;
+      return write();
+    };
+    return store;
+  }
+}
+
 describe('tabs of one client group', () => {
+  it('a long chain the group head leaves is collected a slice of commits per write, all of it, and nothing the new head needs', async () => {
+    const provider = new CountingProvider('tab-sync-slices');
+    tabs = new Tabs({ frozen: true, provider, releaseSliceCommits: 3 });
+    const a = await tabs.open();
+    for (let i = 0; i < 10; i++) await a.client.store.mutate('increment', { key: 'n' });
+    expect(await a.client.sync()).toBe('synced');
+    const perdag = new PersistentDagStore(await tabs.dataKv());
+    const oldHead = (await perdag.withRead((r) => readGroup(r, a.client.clientGroupID)))!.headHash;
+    const oldChunks = await perdag.withRead((r) => reachable(r, oldHead));
+
+    await a.client.store.applyServerUpdate({ baseCookie: null, cookie: 1, lastMutationIDChanges: { [a.id]: 10 }, patch: [{ op: 'put', key: 'n', value: 10 }] });
+    const before = provider.writes;
+    expect(await a.client.sync()).toBe('synced');
+    // One store, then the refresh head steps down 11 commits (snapshot and 10 locals) 3 at a time, then goes: 4 writes more.
+    expect(provider.writes - before).toBe(5);
+
+    await perdag.withRead(async (r) => {
+      const newHead = (await readGroup(r, a.client.clientGroupID))!.headHash;
+      const kept = await reachable(r, newHead);
+      for (const hash of oldChunks) expect(await r.hasChunk(hash)).toBe(kept.has(hash));
+      for (const hash of kept) expect(await r.hasChunk(hash)).toBe(true);
+      expect((await readClient(r, a.id))?.tempRefreshHash).toBeNull();
+      expect(await r.getHead(`refresh/${a.id}`)).toBeUndefined();
+    });
+    expect(await valueOf(a, 'n')).toBe(10);
+    expect(pendingOf(a)).toEqual([]);
+    const b = await tabs.open();
+    expect(await valueOf(b, 'n')).toBe(10);
+  });
+
   it('two tabs of one user and room join one group; what one stores, the other takes in at its next sync', async () => {
     tabs = new Tabs({ frozen: true });
     const a = await tabs.open();

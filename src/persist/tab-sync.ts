@@ -58,7 +58,18 @@ export interface TabSyncOptions {
   readonly onGroupHeadMoved?: (head: Hash) => void;
   /** @default REFRESH_MAX_GATHER_BYTES */
   readonly refreshGatherBytes?: number;
+  /** Commits of a dropped chain collected per write (see #releaseInSlices). @default RELEASE_SLICE_COMMITS */
+  readonly releaseSliceCommits?: number;
 }
+
+/**
+ * A chain the group head leaves that is longer than this (e.g. a backlog of
+ * 100,000 commits once acknowledged) is collected this many commits per
+ * write, not in one: each write's temporaries (ref counts, deleted keys, the
+ * kv write's undo) stay small and die young, where one write dropping 100,000
+ * commits made some 70 MB of them at once.
+ */
+const RELEASE_SLICE_COMMITS = 1_000;
 
 /** What a chain holds, as far as the group record and merging care. */
 interface HeadInfo {
@@ -251,8 +262,10 @@ export class TabSync {
         const top = memdag.memoryChunk(next.root)?.refs;
         await writeGroupChain(w, clientGroupID, { head: next.hash, commits: next.chain, root: next.root, ...(top === undefined ? {} : { top }) });
       }
-      if (client.headHash !== viewHash || client.tempRefreshHash !== null) {
-        await writeClient(w, clientID, { ...client, headHash: viewHash, tempRefreshHash: null }, client);
+      // A long chain the group head leaves stays held by this client's refresh head, to be let go of in slices after this write.
+      const held = !conflict && moveGroup && this.#dropsLongChain(expected, next) ? expected.hash : null;
+      if (client.headHash !== viewHash || client.tempRefreshHash !== held) {
+        await writeClient(w, clientID, { ...client, headHash: viewHash, tempRefreshHash: held }, client);
       }
       await w.commit();
       return conflict ? ('conflict' as const) : moveGroup ? ('moved' as const) : ('kept' as const);
@@ -269,7 +282,48 @@ export class TabSync {
     memdag.markPersisted(targetChunks);
     this.#merged = next;
     this.#o.onGroupHeadMoved?.(next.hash);
+    if (this.#dropsLongChain(expected, next)) {
+      // Housekeeping after the store: if it stops (e.g. the store closed), the refresh head holds the rest until the next store lets go of it at once.
+      await this.#releaseInSlices(expected.chain).catch(() => {});
+    }
     return 'synced';
+  }
+
+  /** Whether moving the group head from `from` to `to` leaves a chain long enough to be collected in slices. */
+  #dropsLongChain(from: HeadInfo, to: HeadInfo): boolean {
+    return from.chain.length > this.#sliceCommits() && !to.chain.includes(from.hash);
+  }
+
+  #sliceCommits(): number {
+    return Math.max(1, this.#o.releaseSliceCommits ?? RELEASE_SLICE_COMMITS);
+  }
+
+  /**
+   * Lets go of `chain` (snapshot first, head last), which this client's
+   * refresh head holds at its head: the refresh head steps down the chain a
+   * slice of commits per write (each write collects the commits it left, if
+   * nothing else holds them: ref counts decide, as ever), then goes. Stops
+   * (the next sync or the client's collection lets go of the rest at once)
+   * if the refresh head is not where this left it, the client is gone, or a
+   * commit of the chain is not stored.
+   */
+  async #releaseInSlices(chain: readonly Hash[]): Promise<void> {
+    const { perdag, clientID } = this.#o;
+    const step = this.#sliceCommits();
+    let held = chain.at(-1)!;
+    for (let next = chain.length - 1 - step; ; next -= step) {
+      const target = next > 0 ? chain[next]! : null;
+      const moved = await perdag.withWrite(async (w) => {
+        const client = await readClient(w, clientID);
+        if (client === undefined || client.tempRefreshHash !== held) return false;
+        const to = target !== null && (await w.hasChunk(target)) ? target : null;
+        await writeClient(w, clientID, { ...client, tempRefreshHash: to }, client);
+        await w.commit();
+        return to;
+      });
+      if (moved === false || moved === null) return;
+      held = moved;
+    }
   }
 
   async #describe(hash: Hash): Promise<HeadInfo> {

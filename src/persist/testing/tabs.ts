@@ -36,6 +36,8 @@ export interface TabsOptions {
   readonly logName?: string;
   /** No background persist ever runs: only explicit syncs and closes store anything. */
   readonly frozen?: boolean;
+  /** Commits of a dropped chain collected per write (small in tests, so that slices happen). */
+  readonly releaseSliceCommits?: number;
 }
 
 let namespaces = 0;
@@ -47,6 +49,7 @@ export class Tabs {
   readonly #logName: string;
   readonly clock: FakeClock;
   readonly #frozen: boolean;
+  readonly #releaseSliceCommits: number | undefined;
   readonly #open = new Set<Tab>();
   #nextID = 1;
   #connected = new Set<string>();
@@ -57,6 +60,7 @@ export class Tabs {
     this.#dataName = options.dataName ?? 'data';
     this.#logName = options.logName ?? 'log';
     this.#frozen = options.frozen ?? false;
+    this.#releaseSliceCommits = options.releaseSliceCommits;
   }
 
   /** The shared store (opened once: every tab gets a connection of its own, as tabs do). */
@@ -99,6 +103,7 @@ export class Tabs {
       newClientGroupID: () => `group-of-${id}`,
       keepOwnSnapshot: () => this.#connected.has(id),
       onClientStateNotFound: () => lost.push(id),
+      ...(this.#releaseSliceCommits === undefined ? {} : { releaseSliceCommits: this.#releaseSliceCommits }),
     });
     Object.assign(tab, { client, errors, lost });
     this.#open.add(tab);
