@@ -35,6 +35,14 @@ class GatedStorage extends MemoryStorage {
     this.events.push(`commit ${batch.version} done`);
   }
 
+  override async commitBatches(roomID: string, batches: readonly BatchCommit[]): Promise<void> {
+    const name = `commits ${batches.map((b) => b.version).join('+')}`;
+    this.events.push(`${name} requested`);
+    await this.gate;
+    await super.commitBatches(roomID, batches);
+    this.events.push(`${name} done`);
+  }
+
   override async close(): Promise<void> {
     this.events.push('storage closed');
     await super.close();
@@ -63,6 +71,34 @@ describe('lifecycle', () => {
     storage.open();
     await c.acked(1);
     expect(storage.events).toEqual(['commit 1 requested', 'commit 1 done']);
+    await t.close();
+  });
+
+  it('stores the batches that ran while one was being stored in one commit, and pokes each after it in version order', async () => {
+    const storage = new GatedStorage();
+    const t = await startTestServer({ storage });
+    const roomID = uniqueID('room');
+    const c = t.connect({ roomID });
+    const watcher = t.connect({ roomID });
+    await c.ready();
+    await watcher.ready();
+    storage.hold();
+    c.mutate('put', { key: 'k', value: 1 });
+    await until(() => storage.events.length === 1);
+    // Each push taken alone (a pong comes after the push before it was queued), so each is a batch of its own.
+    for (const value of [2, 3]) {
+      c.mutate('put', { key: 'k', value });
+      const pongs = c.messages.filter((m) => m[0] === 'pong').length;
+      c.sendRaw(JSON.stringify(['ping', {}]));
+      await c.until(() => c.messages.filter((m) => m[0] === 'pong').length > pongs);
+    }
+    expect(watcher.pokes).toHaveLength(1);
+    storage.open();
+    await c.acked(3);
+    await watcher.until(() => watcher.cookie === 3);
+    expect(storage.events).toEqual(['commit 1 requested', 'commit 1 done', 'commits 2+3 requested', 'commits 2+3 done']);
+    expect(watcher.pokes.slice(1).map((p) => [p.baseCookie, p.cookie])).toEqual([[0, 1], [1, 2], [2, 3]]);
+    expect(watcher.outOfOrder).toEqual([]);
     await t.close();
   });
 

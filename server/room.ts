@@ -59,9 +59,16 @@ interface RunAhead {
   readonly timedOut: readonly MutationPlace[];
 }
 
-/** A batch stored in the background that must run again, and why. */
-interface StoreRetry {
+/** A batch run in the engine, waiting to be stored after the ones before it. */
+interface RanBatch {
   readonly batch: Batch;
+  readonly result: BatchResult;
+  readonly epoch: number;
+}
+
+/** Batches stored in the background that must run again, and why. */
+interface StoreRetry {
+  readonly batches: readonly Batch[];
   readonly failure: StaleRoomError | StorageUnavailableError;
 }
 
@@ -75,6 +82,9 @@ const MAX_ENGINE_ATTEMPTS = 4;
  * storage refuses it when the room moved on meanwhile, and it runs again locked).
  */
 export const SHARED_ROOM_WINDOW_MS = 2000;
+
+/** At most this many batches are stored in one commit (a storage with commitBatches). */
+export const MAX_GROUP_BATCHES = 64;
 
 /** The room's row is gone from a shared storage: another node deleted it. */
 class RoomDeletedError extends Error {
@@ -253,38 +263,64 @@ export class Room {
 
   /**
    * Runs the queue. A batch that needs no lock is stored in the background
-   * while the next one already runs in the engine; that one is stored (and
-   * poked) only after it, and runs again when it turns out to have run on a
+   * while the next ones already run in the engine; those are stored (and
+   * poked) only after it — together, in one commit, when the storage can
+   * (group commit) — and run again when they turn out to have run on a
    * state that was not stored.
    */
   private async drain(): Promise<void> {
+    /** The group being stored. */
     let storing: Promise<StoreRetry | undefined> | undefined;
+    /** Batches run in the engine after the group being stored, on its state, in order. */
+    let ran: RanBatch[] = [];
+    const groupLimit = this.deps.storage.commitBatches === undefined ? 1 : MAX_GROUP_BATCHES;
+    /** Waits for the group being stored and goes on with the next. */
+    const next = async (): Promise<void> => {
+      const retry = await storing;
+      storing = undefined;
+      const waiting = ran;
+      ran = [];
+      if (retry !== undefined) {
+        // Not stored: the engine's state held it and the batches after it, and was reloaded; they all run again in turn.
+        await this.processBatches(retry.batches, retry.failure);
+        await this.processBatches(waiting.map((r) => r.batch));
+      } else if (waiting.length > 0 && (waiting[0]!.epoch !== this.epoch || !this.open || this.broken)) {
+        await this.processBatches(waiting.map((r) => r.batch));
+      } else if (waiting.length > 0) {
+        storing = this.store(waiting.slice(0, groupLimit));
+        ran = waiting.slice(groupLimit);
+      }
+    };
+    /** Everything run ahead is stored (or given up), nothing in the background. */
+    const settleAll = async (): Promise<void> => {
+      while (storing !== undefined) await next();
+    };
     try {
       for (;;) {
-        if (this.queue.length === 0) {
+        if (this.queue.length === 0 || (storing !== undefined && ran.length >= groupLimit)) {
           if (storing === undefined) break;
-          // Until the batch is stored, or something arrives that can run meanwhile.
-          const stored = await Promise.race([storing.then(() => true), new Promise<false>((resolve) => (this.wake = () => resolve(false)))]);
+          // Until the group is stored, or something arrives that can run meanwhile.
+          const stored = this.queue.length > 0 || (await Promise.race([storing.then(() => true), new Promise<false>((resolve) => (this.wake = () => resolve(false)))]));
           this.wake = undefined;
-          if (!stored) continue;
-          await this.afterStoring(storing);
-          storing = undefined;
+          if (stored) await next();
           continue;
         }
         const first = this.queue[0]!;
         if (first.kind === 'run') {
-          await this.afterStoring(storing);
-          storing = undefined;
+          await settleAll();
           this.queue.shift();
           await first.run();
           continue;
         }
         const batch = this.takeBatch();
         const ahead = this.lockless() ? await this.runAhead(batch) : undefined;
-        await this.afterStoring(storing);
-        storing = undefined;
-        if (ahead?.result !== undefined && ahead.epoch === this.epoch && this.open && !this.broken) storing = this.store(batch, ahead.result);
-        else await this.processBatch(batch, { timedOut: ahead?.timedOut ?? [] });
+        if (ahead?.result !== undefined && ahead.epoch === this.epoch && this.open && !this.broken) {
+          ran.push({ batch, result: ahead.result, epoch: ahead.epoch });
+          if (storing === undefined) await next();
+        } else {
+          await settleAll();
+          await this.processBatch(batch, { timedOut: ahead?.timedOut ?? [] });
+        }
       }
     } finally {
       this.running = false;
@@ -293,6 +329,11 @@ export class Room {
       for (const w of waiters) w();
       this.checkIdle();
     }
+  }
+
+  /** Runs batches again in order, each locked if need be and stored alone; `failure` is the first one's first attempt's. */
+  private async processBatches(batches: readonly Batch[], failure?: unknown): Promise<void> {
+    for (const [i, batch] of batches.entries()) await this.processBatch(batch, i === 0 && failure !== undefined ? { timedOut: [], failure } : { timedOut: [] });
   }
 
   /** The tasks at the head of the queue up to the next `run`. */
@@ -323,25 +364,23 @@ export class Room {
     }
   }
 
-  /** Waits for the batch being stored; one that could not be stored runs again (and is stored) now. */
-  private async afterStoring(storing: Promise<StoreRetry | undefined> | undefined): Promise<void> {
-    const retry = await storing;
-    if (retry !== undefined) await this.processBatch(retry.batch, { timedOut: [], failure: retry.failure });
-  }
-
   /**
-   * Stores a batch run ahead and pokes; answers the batch when it must run
-   * again (the storage refused it as stale or could not be reached: the
-   * engine's state holds it, and perhaps the next one, so it is reloaded).
+   * Stores batches run ahead (one commit) and pokes for each in turn;
+   * answers them when they must run again (the storage refused them as
+   * stale or could not be reached: the engine's state holds them, and
+   * perhaps the next ones, so it is reloaded).
    */
-  private async store(batch: Batch, result: BatchResult): Promise<StoreRetry | undefined> {
+  private async store(group: readonly RanBatch[]): Promise<StoreRetry | undefined> {
+    const commits = group.flatMap((r) => (r.result.commit === undefined ? [] : [r.result.commit]));
     try {
-      if (result.commit !== undefined) await this.deps.storage.commitBatch(this.roomID, result.commit);
-      this.settled(batch, result);
+      if (commits.length === 1) await this.deps.storage.commitBatch(this.roomID, commits[0]!);
+      else if (commits.length > 1) await this.deps.storage.commitBatches!(this.roomID, commits);
+      if (commits.length > 0) this.deps.counters.commits++;
+      for (const r of group) this.settled(r.batch, r.result);
       return undefined;
     } catch (error) {
       this.open = false;
-      if (error instanceof StaleRoomError || error instanceof StorageUnavailableError) return { batch, failure: error };
+      if (error instanceof StaleRoomError || error instanceof StorageUnavailableError) return { batches: group.map((r) => r.batch), failure: error };
       this.fail(new StorageError(`Storing a batch of room ${this.roomID} failed`, { cause: error }));
       return undefined;
     }
@@ -549,6 +588,7 @@ export class Room {
       }
     }
     if (unavailable > 0) this.deps.logger.info('storage reachable again; batch stored', { roomID: this.roomID, attempts: unavailable + 1 });
+    if (result.commit !== undefined) this.deps.counters.commits++;
     this.settled(batch, result);
   }
 

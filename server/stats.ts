@@ -1,6 +1,9 @@
 /** Counters the admin API reports. */
 export interface ServerCounters {
+  /** Batches stored with changes: each a room version of its own, poked on its own. */
   batches: number;
+  /** Storage commits of those batches (a room's batches that piled up while one was stored share one). */
+  commits: number;
   mutations: number;
   failedMutations: number;
   pokes: number;
@@ -17,6 +20,7 @@ export interface ServerCounters {
 export function newCounters(): ServerCounters {
   return {
     batches: 0,
+    commits: 0,
     mutations: 0,
     failedMutations: 0,
     pokes: 0,

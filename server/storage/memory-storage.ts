@@ -1,4 +1,4 @@
-import { StaleRoomError, type BatchCommit, type RoomMeta, type Storage, type StoredClient, type StoredEntry, type StoredRoom } from './types';
+import { checkConsecutive, StaleRoomError, type BatchCommit, type RoomMeta, type Storage, type StoredClient, type StoredEntry, type StoredRoom } from './types';
 
 interface MemoryRoom {
   meta: RoomMeta;
@@ -50,25 +50,40 @@ export class MemoryStorage implements Storage {
   }
 
   async commitBatch(roomID: string, batch: BatchCommit): Promise<void> {
-    this.check();
-    const r = this.rooms.get(roomID);
-    if (r === undefined) throw new Error(`Room ${roomID} does not exist`);
-    if (r.meta.version !== batch.baseVersion) throw new StaleRoomError(roomID, batch.baseVersion);
-    for (const e of batch.entries) r.entries.set(e.key, e);
-    for (const c of batch.clients) r.clients.set(c.clientID, c);
-    let horizon = r.meta.tombstoneHorizon;
-    if (batch.tombstoneHorizon !== undefined) {
-      horizon = Math.max(horizon, batch.tombstoneHorizon);
-      for (const [k, e] of r.entries) if (e.json === undefined && e.version <= horizon) r.entries.delete(k);
-    }
-    r.meta = { ...r.meta, version: batch.version, tombstoneHorizon: horizon };
+    this.write(roomID, [batch]);
+  }
+
+  async commitBatches(roomID: string, batches: readonly BatchCommit[]): Promise<void> {
+    this.write(roomID, batches);
   }
 
   async close(): Promise<void> {
     this.closed = true;
   }
 
+  private write(roomID: string, batches: readonly BatchCommit[]): void {
+    this.check();
+    checkConsecutive(batches);
+    const r = this.rooms.get(roomID);
+    if (r === undefined) throw new Error(`Room ${roomID} does not exist`);
+    if (batches.length === 0) return;
+    if (r.meta.version !== batches[0]!.baseVersion) throw new StaleRoomError(roomID, batches[0]!.baseVersion);
+    // Checked before anything is written: all or none.
+    for (const batch of batches) apply(r, batch);
+  }
+
   private check(): void {
     if (this.closed) throw new Error('MemoryStorage is closed');
   }
+}
+
+function apply(r: MemoryRoom, batch: BatchCommit): void {
+  for (const e of batch.entries) r.entries.set(e.key, e);
+  for (const c of batch.clients) r.clients.set(c.clientID, c);
+  let horizon = r.meta.tombstoneHorizon;
+  if (batch.tombstoneHorizon !== undefined) {
+    horizon = Math.max(horizon, batch.tombstoneHorizon);
+    for (const [k, e] of r.entries) if (e.json === undefined && e.version <= horizon) r.entries.delete(k);
+  }
+  r.meta = { ...r.meta, version: batch.version, tombstoneHorizon: horizon };
 }

@@ -53,6 +53,36 @@ export function describeStorageContract(name: string, open: () => Promise<Storag
       await s.close();
     });
 
+    it('commits consecutive batches together, all or none (commitBatches, where a storage has it)', async () => {
+      const s = await open();
+      if (s.commitBatches === undefined) return void (await s.close());
+      await s.createRoom('r', 0);
+      await s.commitBatches('r', [
+        { baseVersion: 0, version: 1, entries: [{ key: 'a', json: '1', version: 1 }, { key: 'b', json: '"b"', version: 1 }], clients: [{ clientID: 'c1', clientGroupID: 'g1', lastMutationID: 1 }] },
+        { baseVersion: 1, version: 2, entries: [{ key: 'a', json: '2', version: 2 }], clients: [{ clientID: 'c1', clientGroupID: 'g1', lastMutationID: 2 }] },
+        { baseVersion: 2, version: 3, entries: [{ key: 'b', json: undefined, version: 3 }], clients: [], tombstoneHorizon: 1 },
+      ]);
+      let room = await s.loadRoom('r');
+      expect(room?.meta).toMatchObject({ version: 3, tombstoneHorizon: 1 });
+      expect([...room!.entries].sort((x, y) => (x.key < y.key ? -1 : 1))).toEqual([
+        { key: 'a', json: '2', version: 2 },
+        { key: 'b', json: undefined, version: 3 },
+      ]);
+      expect(room?.clients).toEqual([{ clientID: 'c1', clientGroupID: 'g1', lastMutationID: 2 }]);
+      // The first one ran against a version the room is no longer at: nothing of the group is written.
+      const stale = [
+        { baseVersion: 2, version: 3, entries: [{ key: 'c', json: '1', version: 3 }], clients: [] },
+        { baseVersion: 3, version: 4, entries: [{ key: 'd', json: '1', version: 4 }], clients: [] },
+      ];
+      await expect(s.commitBatches('r', stale)).rejects.toMatchObject({ kind: 'StaleRoom' });
+      // Batches that do not follow each other are a caller's bug.
+      await expect(s.commitBatches('r', [stale[1]!, stale[1]!].map((b, i) => ({ ...b, baseVersion: 3 + i * 2 })))).rejects.toThrow(/based on version/);
+      room = await s.loadRoom('r');
+      expect(room?.meta.version).toBe(3);
+      expect(room?.entries.map((e) => e.key).sort()).toEqual(['a', 'b']);
+      await s.close();
+    });
+
     it('prunes tombstones up to the horizon', async () => {
       const s = await open();
       await s.createRoom('r', 0);

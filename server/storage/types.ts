@@ -46,6 +46,13 @@ export interface BatchCommit {
   readonly tombstoneHorizon?: number;
 }
 
+/** Throws unless each batch's baseVersion is the version of the one before it (commitBatches). */
+export function checkConsecutive(batches: readonly BatchCommit[]): void {
+  for (let i = 1; i < batches.length; i++) {
+    if (batches[i]!.baseVersion !== batches[i - 1]!.version) throw new Error(`Batch ${i} of a group is based on version ${batches[i]!.baseVersion}, not ${batches[i - 1]!.version}`);
+  }
+}
+
 /** The stored room moved on (another writer): reload it before running anything more. */
 export class StaleRoomError extends Error {
   readonly kind = 'StaleRoom';
@@ -94,6 +101,15 @@ export interface Storage {
   /** Removes the room and all of its data; returns false when it did not exist. */
   deleteRoom(roomID: string): Promise<boolean>;
   commitBatch(roomID: string, batch: BatchCommit): Promise<void>;
+  /**
+   * Consecutive batches of one room (each one's baseVersion the version of
+   * the one before) written atomically, all or none, in one durable commit:
+   * a room whose batches pile up while one is being stored stores them
+   * together. Refused like commitBatch (StaleRoomError) when the room is not
+   * at the first one's baseVersion. Optional: without it a room stores its
+   * batches one by one.
+   */
+  commitBatches?(roomID: string, batches: readonly BatchCommit[]): Promise<void>;
   close(): Promise<void>;
 }
 

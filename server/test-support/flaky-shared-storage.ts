@@ -29,6 +29,11 @@ export class FlakySharedStorage extends MemoryStorage implements SharedStorage {
     return super.commitBatch(roomID, batch);
   }
 
+  override async commitBatches(roomID: string, batches: readonly BatchCommit[]): Promise<void> {
+    this.refuseWhenDown();
+    return super.commitBatches(roomID, batches);
+  }
+
   async changesSince(roomID: string, version: number): Promise<RoomChanges | undefined> {
     this.refuseWhenDown();
     const room = await super.loadRoom(roomID);

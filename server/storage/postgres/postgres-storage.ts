@@ -3,6 +3,7 @@ import pg from 'pg';
 import type { Timers } from '../../clock';
 import { silentLogger, type Logger } from '../../logger';
 import {
+  checkConsecutive,
   StaleRoomError,
   type BatchCommit,
   type ClusterEvent,
@@ -351,25 +352,22 @@ export class PostgresStorage implements SharedStorage {
     }
   }
 
-  /** The statement that writes a batch and bumps the room's version, then COMMIT. */
-  private writeQueries(roomID: string, batch: BatchCommit): Query[] {
+  /** The statement that writes a batch and bumps the room's version. */
+  private writeQuery(roomID: string, batch: BatchCommit): Query {
     const e = batch.entries;
     const c = batch.clients;
     if (e.some((x) => x.version !== batch.version)) throw new Error('Every entry of a batch carries the batch\'s version');
-    return [
-      q('write', [
-        roomID,
-        e.map((x) => x.key),
-        e.map((x) => x.json ?? null),
-        c.map((x) => x.clientID),
-        c.map((x) => x.clientGroupID),
-        c.map((x) => x.lastMutationID),
-        c.map((x) => x.userID ?? null),
-        batch.version,
-        batch.tombstoneHorizon ?? -1,
-      ]),
-      'COMMIT',
-    ];
+    return q('write', [
+      roomID,
+      e.map((x) => x.key),
+      e.map((x) => x.json ?? null),
+      c.map((x) => x.clientID),
+      c.map((x) => x.clientGroupID),
+      c.map((x) => x.lastMutationID),
+      c.map((x) => x.userID ?? null),
+      batch.version,
+      batch.tombstoneHorizon ?? -1,
+    ]);
   }
 
   /**
@@ -391,27 +389,46 @@ export class PostgresStorage implements SharedStorage {
    * nothing is written.
    */
   async commitBatch(roomID: string, batch: BatchCommit): Promise<void> {
+    return this.commitBatches(roomID, [batch]);
+  }
+
+  /**
+   * Consecutive batches of a room in one transaction, one round trip and one
+   * WAL flush: BEGIN, the version check against the first, a write per
+   * batch, COMMIT, NOTIFY of the last version.
+   */
+  async commitBatches(roomID: string, batches: readonly BatchCommit[]): Promise<void> {
+    checkConsecutive(batches);
+    if (batches.length === 0) return;
     let client: pg.PoolClient;
     try {
       client = await this.pool.connect();
     } catch (error) {
       throw classifyPgError(error, 'committing a batch');
     }
-    await this.settleCommit(client, roomID, batch, ['BEGIN', q('expectVersion', [roomID, batch.baseVersion])]);
+    await this.settleCommit(client, roomID, batches, ['BEGIN', q('expectVersion', [roomID, batches[0]!.baseVersion])]);
   }
 
   /**
    * Sends `first` (for a transaction not open yet: BEGIN and the version
-   * check), the batch's write, COMMIT and the version hint at once, and
+   * check), the batches' writes, COMMIT and the version hint at once, and
    * returns the connection to the pool.
    */
-  async settleCommit(client: pg.PoolClient, roomID: string, batch: BatchCommit, first: readonly Query[]): Promise<void> {
-    const settled = await pipelineSettled(client, [...first, ...this.writeQueries(roomID, batch), this.versionHint(roomID, batch.version)]);
+  async settleCommit(client: pg.PoolClient, roomID: string, batches: readonly BatchCommit[], first: readonly Query[]): Promise<void> {
+    let writes: Query[];
+    try {
+      writes = batches.map((b) => this.writeQuery(roomID, b));
+    } catch (error) {
+      await this.finish(client, undefined);
+      throw error;
+    }
+    const last = batches.at(-1)!;
+    const settled = await pipelineSettled(client, [...first, ...writes, 'COMMIT', this.versionHint(roomID, last.version)]);
     const hint = settled.pop()!;
     const failed = settled.find((r) => r.status === 'rejected');
     if (failed !== undefined) {
       await this.finish(client, failed.reason);
-      if ((failed.reason as { code?: unknown }).code === STALE_ROOM_SQLSTATE) throw new StaleRoomError(roomID, batch.baseVersion);
+      if ((failed.reason as { code?: unknown }).code === STALE_ROOM_SQLSTATE) throw new StaleRoomError(roomID, batches[0]!.baseVersion);
       throw classifyPgError(failed.reason, 'committing a batch');
     }
     if (hint.status === 'rejected') {
@@ -503,7 +520,7 @@ class PgRoomLock implements RoomLock {
       await this.storage.finish(this.client, undefined);
       throw new StaleRoomError(this.roomID, batch.baseVersion);
     }
-    await this.storage.settleCommit(this.client, this.roomID, batch, []);
+    await this.storage.settleCommit(this.client, this.roomID, [batch], []);
   }
 
   async release(): Promise<void> {
