@@ -51,6 +51,8 @@ const BIG_FANOUT_RUNS = Number(process.env.BENCH_FANOUT_RUNS ?? '1');
 const ONLY_RTT_ROWS = process.env.BENCH_SERVER_ROWS === 'rtt';
 /** More server flags for every server this bench starts, e.g. BENCH_SERVER_ARGS="--room-workers 0". */
 const EXTRA_SERVER_ARGS = (process.env.BENCH_SERVER_ARGS ?? '').split(' ').filter((a) => a !== '');
+/** Node flags for every server this bench starts, e.g. BENCH_SERVER_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" (NODE_OPTIONS refuses --cpu-prof). */
+const SERVER_NODE_ARGS = (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter((a) => a !== '');
 
 interface Child {
   readonly proc: ChildProcess;
@@ -73,7 +75,7 @@ async function startServer(storageArgs: string[]): Promise<Child> {
   // node itself runs the server (tsx as an import hook), so SIGTERM reaches the server, not a wrapper.
   const { proc, match } = await spawnUntil(
     process.execPath,
-    ['--import', 'tsx', 'server/cli.ts', '--port', '0', '--admin-key', ADMIN_KEY, '--log-level', 'error', ...storageArgs, ...EXTRA_SERVER_ARGS],
+    [...SERVER_NODE_ARGS, '--import', 'tsx', 'server/cli.ts', '--port', '0', '--admin-key', ADMIN_KEY, '--log-level', 'error', ...storageArgs, ...EXTRA_SERVER_ARGS],
     /^roomsync server listening on (\S+) admin (\S+)/,
   );
   return { proc, url: match[1]!, adminURL: match[2]! };
@@ -429,18 +431,24 @@ function postgresCpuSeconds(postmaster: number): number {
   return ticks / CLOCK_TICKS_PER_SECOND;
 }
 
-async function batchesSoFar(nodes: readonly Child[]): Promise<number> {
-  let total = 0;
+/** Batches (room versions, each poked on its own) and storage commits the nodes made so far. */
+async function batchesSoFar(nodes: readonly Child[]): Promise<{ batches: number; commits: number }> {
+  const total = { batches: 0, commits: 0 };
   for (const n of nodes) {
     const res = await fetch(`${n.adminURL}/stats`, { headers: { authorization: `Bearer ${ADMIN_KEY}` } });
-    total += ((await res.json()) as { counters: { batches: number } }).counters.batches;
+    const { counters } = (await res.json()) as { counters: { batches: number; commits: number } };
+    total.batches += counters.batches;
+    total.commits += counters.commits;
   }
   return total;
 }
 
 interface LoadFigures {
   readonly mutations: number;
+  /** Batches/s: room versions, each with its own poke. */
   readonly batches: number;
+  /** Storage commits/s (a room's batches that piled up while one was stored share one). */
+  readonly commits: number;
   /** "% of a core" per process, e.g. "nodes 95/90/88%, PostgreSQL 60%, bench 40%". */
   readonly cpu: string;
 }
@@ -450,17 +458,17 @@ async function measuredLoad(nodes: readonly Child[], postmaster: number | undefi
   const cpu0 = nodes.map((n) => cpuSeconds(n.proc.pid!));
   const pg0 = postmaster === undefined ? 0 : postgresCpuSeconds(postmaster);
   const bench0 = process.cpuUsage();
-  const batches0 = await batchesSoFar(nodes);
+  const before = await batchesSoFar(nodes);
   const wall0 = performance.now();
   const mutations = await run();
   const wall = (performance.now() - wall0) / 1000;
-  const batches = (await batchesSoFar(nodes)) - batches0;
+  const after = await batchesSoFar(nodes);
   const pct = (seconds: number) => `${fixed((100 * seconds) / wall, 0)}%`;
   const bench = process.cpuUsage(bench0);
   const parts = [`node${nodes.length > 1 ? 's' : ''} ${nodes.map((n, i) => pct(cpuSeconds(n.proc.pid!) - cpu0[i]!)).join('/')}`];
   if (postmaster !== undefined) parts.push(`PostgreSQL ${pct(postgresCpuSeconds(postmaster) - pg0)}`);
   parts.push(`bench ${pct((bench.user + bench.system) / 1e6)}`);
-  return { mutations, batches: batches / wall, cpu: parts.join(', ') };
+  return { mutations, batches: (after.batches - before.batches) / wall, commits: (after.commits - before.commits) / wall, cpu: parts.join(', ') };
 }
 
 /** The storages side by side: SQLite (one node) and PostgreSQL (one and three nodes). */
@@ -478,7 +486,7 @@ async function runStorageRows(dataDir: string, echoP50: number): Promise<void> {
         [`1 hot room × ${HOT_ROOM_CLIENTS} clients, SQLite, 1 node`, await measuredLoad([sqlite], undefined, () => sustained(sqlite.url, 1, HOT_ROOM_CLIENTS))],
         [`1 hot room × ${HOT_ROOM_CLIENTS} clients, PostgreSQL, 1 node`, await measuredLoad([a], postgres.pid(), () => sustained(a.url, 1, HOT_ROOM_CLIENTS))],
       ];
-      printTable(`server: sustained hot room, ${SUSTAIN_MS / 1000} s, ${IN_FLIGHT_PER_CLIENT} in flight per client`, ['load', 'mutations/s', 'batches/s', 'CPU (% of one core, per process)'], hot.map(([name, f]) => [name, fixed(f.mutations, 0), fixed(f.batches, 0), f.cpu]));
+      printTable(`server: sustained hot room, ${SUSTAIN_MS / 1000} s, ${IN_FLIGHT_PER_CLIENT} in flight per client`, ['load', 'mutations/s', 'batches/s', 'commits/s', 'CPU (% of one core, per process)'], hot.map(([name, f]) => [name, fixed(f.mutations, 0), fixed(f.batches, 0), fixed(f.commits, 0), f.cpu]));
       return;
     }
     const own = await pushRoundTrips(a.url);
@@ -503,8 +511,8 @@ async function runStorageRows(dataDir: string, echoP50: number): Promise<void> {
     const oneNode = loads[4]![1].mutations;
     printTable(
       `server on PostgreSQL: sustained, ${SUSTAIN_MS / 1000} s, ${IN_FLIGHT_PER_CLIENT} in flight per client (targets: hot room > 1,000 batches/s; 50 rooms on 3 nodes ≥ 1.5× 1 node)`,
-      ['load', 'mutations/s', 'batches/s', 'vs 1 node', 'CPU (% of one core, per process)'],
-      loads.map(([name, f]) => [name, fixed(f.mutations, 0), fixed(f.batches, 0), name.startsWith('50 rooms') && name.includes('PostgreSQL') ? `${fixed(f.mutations / oneNode, 2)}×` : '', f.cpu]),
+      ['load', 'mutations/s', 'batches/s', 'commits/s', 'vs 1 node', 'CPU (% of one core, per process)'],
+      loads.map(([name, f]) => [name, fixed(f.mutations, 0), fixed(f.batches, 0), fixed(f.commits, 0), name.startsWith('50 rooms') && name.includes('PostgreSQL') ? `${fixed(f.mutations / oneNode, 2)}×` : '', f.cpu]),
     );
   } finally {
     for (const n of nodes) await stop(n);
