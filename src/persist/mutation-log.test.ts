@@ -54,6 +54,34 @@ describe('the write-ahead log', () => {
     expect(ids((await readLogs(kv))[0])).toEqual([6]);
   });
 
+  it('a long log is trimmed and dropped a slice of entries per write, each write a trim of its own', async () => {
+    const kv = memory();
+    const log = new OwnLog(kv, 'a', 'g');
+    await log.register();
+    for (let id = 1; id <= 2_500; id++) await log.append(m('a', id));
+    let writes = 0;
+    const write = kv.write.bind(kv);
+    kv.write = () => {
+      writes++;
+      return write();
+    };
+    await trimLog(kv, 'a', 2_400);
+    expect(writes).toBe(3);
+    expect(ids((await readLogs(kv))[0])).toEqual(Array.from({ length: 100 }, (_, i) => 2_401 + i));
+    await log.append(m('a', 2_501));
+    expect(ids((await readLogs(kv))[0])?.at(-1)).toBe(2_501);
+    for (let id = 2_502; id <= 3_700; id++) await log.append(m('a', id));
+    writes = 0;
+    await dropLog(kv, 'a');
+    // The owner's appends carry its cached lower bound (1; readers skip what was trimmed): ids 1–2,700 are trimmed in 3 slices, then the last 1,000 go with the drop.
+    expect(writes).toBe(4);
+    expect(await readLogs(kv)).toEqual([]);
+    const r = await kv.read();
+    expect(await r.get('l/a/3700')).toBeUndefined();
+    expect(await r.get('l/a/2401')).toBeUndefined();
+    r.release();
+  });
+
   it('a dropped log leaves no trace; the others stay', async () => {
     const kv = memory();
     const a = new OwnLog(kv, 'a', 'g');

@@ -204,20 +204,42 @@ async function readEntries(read: KvRead, clientID: string, afterID: number): Pro
   return values.filter((v, i): v is ReadonlyJSONValue => isLoggedMutation(v, clientID, ids[i]!)) as unknown as LoggedMutation[];
 }
 
-/** Drops a client's entries up to `id`. Safe while the owner appends. */
-export function trimLog(kv: KvStore, clientID: string, id: number): Promise<void> {
-  return withKvWrite(kv, async (w) => {
-    const bounds = readBounds(await w.get(boundsKey(clientID)));
-    if (bounds === undefined || bounds.first > id) return;
-    const upTo = Math.min(id, bounds.next - 1);
-    for (let n = bounds.first; n <= upTo; n++) await w.del(entryKey(clientID, n));
-    await w.put(boundsKey(clientID), { first: id + 1, next: Math.max(bounds.next, id + 1) });
-    await w.commit();
-  });
+/**
+ * Entries deleted per write when trimming: a trim of a 100,000-mutation
+ * backlog's log in one write held every deleted key and entry at once (the
+ * write's undo) until it committed. Each slice is a trim of its own (the
+ * bounds move with it), so one that stops midway leaves a log as consistent
+ * as any trim does.
+ */
+const TRIM_SLICE = 1_000;
+
+/** Drops a client's entries up to `id`, a slice of entries per write. Safe while the owner appends. */
+export async function trimLog(kv: KvStore, clientID: string, id: number): Promise<void> {
+  for (;;) {
+    const more = await withKvWrite(kv, async (w) => {
+      const bounds = readBounds(await w.get(boundsKey(clientID)));
+      if (bounds === undefined || bounds.first > id) return false;
+      const through = Math.min(id, bounds.first + TRIM_SLICE - 1);
+      const upTo = Math.min(through, bounds.next - 1);
+      for (let n = bounds.first; n <= upTo; n++) await w.del(entryKey(clientID, n));
+      await w.put(boundsKey(clientID), { first: through + 1, next: Math.max(bounds.next, through + 1) });
+      await w.commit();
+      return through < id;
+    });
+    if (!more) return;
+  }
 }
 
-/** Removes a client's log and its index entry. */
-export function dropLog(kv: KvStore, clientID: string): Promise<void> {
+/** Removes a client's log and its index entry (its entries first trimmed a slice per write). */
+export async function dropLog(kv: KvStore, clientID: string): Promise<void> {
+  const read = await kv.read();
+  let logged: Bounds | undefined;
+  try {
+    logged = readBounds(await read.get(boundsKey(clientID)));
+  } finally {
+    read.release();
+  }
+  if (logged !== undefined && logged.next > logged.first + TRIM_SLICE) await trimLog(kv, clientID, logged.next - 1 - TRIM_SLICE);
   return withKvWrite(kv, async (w) => {
     const index = await readIndex(w);
     const bounds = readBounds(await w.get(boundsKey(clientID)));
