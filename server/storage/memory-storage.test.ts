@@ -1,4 +1,4 @@
 import { MemoryStorage } from './memory-storage';
 import { describeStorageContract } from './storage-contract';
 
-describeStorageContract('MemoryStorage', async () => new MemoryStorage());
+describeStorageContract('MemoryStorage', async () => new MemoryStorage(), { groups: true });

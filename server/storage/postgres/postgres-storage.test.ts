@@ -61,7 +61,7 @@ function nextEvent(events: ClusterEvent[], what: (e: ClusterEvent) => boolean): 
   });
 }
 
-describeStorageContract('PostgresStorage', async () => open(await freshURL()));
+describeStorageContract('PostgresStorage', async () => open(await freshURL()), { groups: true });
 
 describe('PostgresStorage', () => {
   it('migrates a new database once, and refuses one whose schema is newer than it knows', async () => {
