@@ -227,11 +227,12 @@ class PersistentWrite extends PersistentRead implements PersistentDagWrite {
       addDelta(deltas, hash, +1);
     });
     const newChunks = this.#newChunks;
+    const unstored = this.#unstored;
     const known = await this.#countsOfNewChunks(deltas.keys());
     const counts = await computeRefCounts(deltas, {
       tracks: () => true,
       isNew: (hash) => newChunks.has(hash),
-      count: (hash) => known.get(hash) ?? this.storedRefCount(hash),
+      count: (hash) => (unstored.has(hash) ? 0 : (known.get(hash) ?? this.storedRefCount(hash))),
       refs: (hash) => newChunks.get(hash)?.refs ?? this.storedRefs(hash),
     });
 
@@ -272,14 +273,17 @@ class PersistentWrite extends PersistentRead implements PersistentDagWrite {
   /**
    * The stored counts of the new chunks and of `also`, read in one round: the
    * increments then need no read at all, where a chain of new commits would
-   * otherwise cost a round per commit.
+   * otherwise cost a round per commit. Chunks put as new are left out (their
+   * count is 0, see commit): a store of 100,000 new commits makes no list,
+   * set or map of them here.
    */
   async #countsOfNewChunks(also: Iterable<Hash>): Promise<Map<Hash, number>> {
     const unstored = this.#unstored;
-    const hashes = [...new Set([...this.#newChunks.keys(), ...also])].filter((hash) => !unstored.has(hash));
+    const newChunks = this.#newChunks;
+    const hashes: Hash[] = [];
+    for (const hash of newChunks.keys()) if (!unstored.has(hash)) hashes.push(hash);
+    for (const hash of also) if (!unstored.has(hash) && !newChunks.has(hash)) hashes.push(hash);
     const counts = await Promise.all(hashes.map((hash) => this.storedRefCount(hash)));
-    const known = new Map(hashes.map((hash, i) => [hash, counts[i]!]));
-    for (const hash of unstored) known.set(hash, 0);
-    return known;
+    return new Map(hashes.map((hash, i) => [hash, counts[i]!]));
   }
 }
