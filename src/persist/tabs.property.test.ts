@@ -31,7 +31,8 @@ type Action =
   /** A tab takes in another's logged mutations (it was told they were logged). */
   | { readonly kind: 'catchUp'; readonly tab: number; readonly from: number }
   | { readonly kind: 'close'; readonly tab: number }
-  | { readonly kind: 'crash'; readonly tab: number }
+  /** `logged`: the crash comes after the tab's log writes ended; otherwise in the middle of them (what was not logged may be lost). */
+  | { readonly kind: 'crash'; readonly tab: number; readonly logged: boolean }
   | { readonly kind: 'server'; readonly tab: number }
   | { readonly kind: 'sleep'; readonly days: number }
   | { readonly kind: 'gc'; readonly tab: number }
@@ -44,7 +45,7 @@ const action: fc.Arbitrary<Action> = fc.oneof(
   { weight: 4, arbitrary: fc.record({ kind: fc.constant('sync' as const), tab: fc.nat(5) }) },
   { weight: 3, arbitrary: fc.record({ kind: fc.constant('catchUp' as const), tab: fc.nat(5), from: fc.nat(5) }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('close' as const), tab: fc.nat(5) }) },
-  { weight: 1, arbitrary: fc.record({ kind: fc.constant('crash' as const), tab: fc.nat(5) }) },
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant('crash' as const), tab: fc.nat(5), logged: fc.boolean() }) },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('server' as const), tab: fc.nat(5) }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('sleep' as const), days: fc.integer({ min: 1, max: 10 }) }) },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('gc' as const), tab: fc.nat(5) }) },
@@ -124,11 +125,14 @@ async function run(actions: readonly Action[], provider?: () => KvProvider, rele
   const server = new ModelServer();
   const live: Live[] = [];
   const made = new Set<string>();
+  /** Mutations of tabs that crashed before their log writes ended: each reaches the server once or never. */
+  const maybe = new Set<string>();
   const pick = (i: number) => (live.length === 0 ? undefined : live[i % live.length]);
   const reopenLost = async () => {
     for (const l of [...live]) {
       if (l.tab.lost.length === 0) continue;
       // The app reloads: its memory is gone, its log is what it leaves.
+      await l.tab.client.whenLogged();
       tabs.crash(l.tab);
       live.splice(live.indexOf(l), 1);
       live.push({ tab: await tabs.open({ mutators: BUILDS[l.build] as never }), build: l.build });
@@ -165,6 +169,13 @@ async function run(actions: readonly Action[], provider?: () => KvProvider, rele
         case 'crash':
           if (target === undefined) break;
           live.splice(live.indexOf(target), 1);
+          if (a.logged) await target.tab.client.whenLogged();
+          else {
+            for (const m of target.tab.client.store.pendingMutations()) {
+              const key = `${m.clientID}/${m.id}`;
+              if (m.clientID === target.tab.id && made.delete(key)) maybe.add(key);
+            }
+          }
           tabs.crash(target.tab);
           break;
         case 'server':
@@ -219,7 +230,8 @@ async function run(actions: readonly Action[], provider?: () => KvProvider, rele
       expect(tab.client.store.pendingMutationCount).toBe(0);
       await tabs.close(tab);
     }
-    expect(server.state.get('count') ?? 0).toBe(made.size);
+    const maybeArrived = [...maybe].filter((key) => server.state.get(`m/${key}`) === true).length;
+    expect(server.state.get('count') ?? 0).toBe(made.size + maybeArrived);
     for (const key of made) expect(server.state.get(`m/${key}`)).toBe(true);
   } finally {
     await tabs.closeAll().catch(() => {});
