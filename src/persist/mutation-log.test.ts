@@ -82,6 +82,25 @@ describe('the write-ahead log', () => {
     r.release();
   });
 
+  it('a long trim gets through while the owner keeps appending, and each of its slices stays trimmed', async () => {
+    const kv = memory();
+    const log = new OwnLog(kv, 'a', 'g');
+    await log.register();
+    for (let id = 1; id <= 5_000; id++) await log.append(m('a', id));
+    const other = trimLog(kv, 'a', 2_500);
+    const own = log.trimThrough(5_000);
+    let next = 5_001;
+    let done = false;
+    void Promise.all([other, own]).then(() => (done = true));
+    while (!done && next <= 7_000) await log.append(m('a', next++));
+    expect(done).toBe(true);
+    await log.append(m('a', next));
+    expect(ids((await readLogs(kv))[0])).toEqual(Array.from({ length: next - 5_000 }, (_, i) => 5_001 + i));
+    const r = await kv.read();
+    expect(await r.get('l/a')).toEqual({ first: 5_001, next: next + 1 });
+    r.release();
+  });
+
   it('a dropped log leaves no trace; the others stay', async () => {
     const kv = memory();
     const a = new OwnLog(kv, 'a', 'g');

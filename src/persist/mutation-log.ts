@@ -156,8 +156,12 @@ export class OwnLog {
   /** Drops this client's entries up to `id` (stored or acknowledged elsewhere). */
   async trimThrough(id: number): Promise<void> {
     await this.#tail;
-    await trimLog(this.#kv, this.#clientID, id);
-    if (this.#bounds !== undefined && this.#bounds.first <= id) this.#bounds = { first: id + 1, next: Math.max(this.#bounds.next, id + 1) };
+    // Each slice raises the bound this client's appends write, so an append meanwhile does not undo it.
+    const raise = (through: number) => {
+      if (this.#bounds !== undefined && this.#bounds.first <= through) this.#bounds = { first: through + 1, next: Math.max(this.#bounds.next, through + 1) };
+    };
+    await trimLog(this.#kv, this.#clientID, id, raise);
+    raise(id);
   }
 
   /** Removes this client's whole log (at a clean close, once everything is stored). */
@@ -213,17 +217,27 @@ async function readEntries(read: KvRead, clientID: string, afterID: number): Pro
  */
 const TRIM_SLICE = 1_000;
 
-/** Drops a client's entries up to `id`, a slice of entries per write. Safe while the owner appends. */
-export async function trimLog(kv: KvStore, clientID: string, id: number): Promise<void> {
+/**
+ * Drops a client's entries up to `id`, a slice of entries per write. Safe while
+ * the owner appends: an append may write back the owner's older lower bound
+ * (readers skip what is gone), so the slices follow a cursor of their own
+ * rather than the stored bound; `onSlice` hears of each slice once stored.
+ */
+export async function trimLog(kv: KvStore, clientID: string, id: number, onSlice?: (through: number) => void): Promise<void> {
+  let from = 0;
   for (;;) {
     const more = await withKvWrite(kv, async (w) => {
       const bounds = readBounds(await w.get(boundsKey(clientID)));
-      if (bounds === undefined || bounds.first > id) return false;
-      const through = Math.min(id, bounds.first + TRIM_SLICE - 1);
+      if (bounds === undefined) return false;
+      const start = Math.max(bounds.first, from);
+      if (start > id) return false;
+      const through = Math.min(id, start + TRIM_SLICE - 1);
       const upTo = Math.min(through, bounds.next - 1);
-      for (let n = bounds.first; n <= upTo; n++) await w.del(entryKey(clientID, n));
+      for (let n = start; n <= upTo; n++) await w.del(entryKey(clientID, n));
       await w.put(boundsKey(clientID), { first: through + 1, next: Math.max(bounds.next, through + 1) });
       await w.commit();
+      from = through + 1;
+      onSlice?.(through);
       return through < id;
     });
     if (!more) return;
