@@ -44,6 +44,8 @@ export interface ClientStoreOptions {
   readonly keepOwnSnapshot: () => boolean;
   /** Commits of a dropped chain collected per write (TabSync's releaseSliceCommits; tests make it small). */
   readonly releaseSliceCommits?: number;
+  /** Local commits stored per write ahead of a long view's store (TabSync's storeSliceCommits; tests make it small). */
+  readonly storeSliceCommits?: number;
   /** After each local mutation is committed (and handed to the log). */
   readonly onLocalMutation?: (mutation: PendingMutation) => void;
   /** This client moved the group head: the other tabs should refresh. */
@@ -135,6 +137,7 @@ export async function openClientStore(o: ClientStoreOptions): Promise<ClientStor
     keepOwnSnapshot: o.keepOwnSnapshot,
     onGroupHeadMoved: () => o.onGroupHeadMoved?.(),
     ...(o.releaseSliceCommits === undefined ? {} : { releaseSliceCommits: o.releaseSliceCommits }),
+    ...(o.storeSliceCommits === undefined ? {} : { storeSliceCommits: o.storeSliceCommits }),
   });
 
   let lost = false;

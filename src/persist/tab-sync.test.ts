@@ -48,7 +48,122 @@ class CountingProvider extends MemoryKvProvider {
   }
 }
 
+/** The shared store's counts agree with its heads: each chunk reachable from `heads` is stored with the count of heads and stored chunks referring to it. */
+async function expectConsistent(read: DagRead & { refCount(hash: Hash): Promise<number> }, heads: readonly (Hash | undefined)[]): Promise<void> {
+  const expected = new Map<Hash, number>();
+  const seen = new Set<Hash>();
+  const todo: Hash[] = [];
+  for (const head of heads) {
+    if (head === undefined) continue;
+    expected.set(head, (expected.get(head) ?? 0) + 1);
+    todo.push(head);
+  }
+  while (todo.length > 0) {
+    const hash = todo.pop()!;
+    if (seen.has(hash)) continue;
+    seen.add(hash);
+    const chunk = await read.getChunk(hash);
+    expect(chunk, `chunk ${hash} is stored`).toBeDefined();
+    for (const ref of chunk!.refs) {
+      expected.set(ref, (expected.get(ref) ?? 0) + 1);
+      todo.push(ref);
+    }
+  }
+  for (const [hash, count] of expected) expect(await read.refCount(hash)).toBe(count);
+}
+
+/** The heads of the clients `ids` and of the group: client, refresh, group. */
+async function headsOf(read: DagRead, ids: readonly string[], clientGroupID: string): Promise<(Hash | undefined)[]> {
+  const heads: (Hash | undefined)[] = [await read.getHead(`group/${clientGroupID}`)];
+  for (const id of ids) heads.push(await read.getHead(`client/${id}`), await read.getHead(`refresh/${id}`));
+  return heads;
+}
+
+/** A CountingProvider whose write number `failAt` (counted from its creation) fails to commit, as a crash of that write would. */
+class FailingProvider extends CountingProvider {
+  failAt = -1;
+  override async open(name: string): Promise<KvStore> {
+    const store = await super.open(name);
+    if (name !== 'data') return store;
+    const write = store.write.bind(store);
+    store.write = async () => {
+      const w = await write();
+      if (this.writes !== this.failAt) return w;
+      // Released without its commit: nothing of it is applied.
+      w.commit = async () => {
+        w.release();
+        throw new Error('the write failed');
+      };
+      return w;
+    };
+    return store;
+  }
+}
+
 describe('tabs of one client group', () => {
+  it('a view with a long run of local commits only in memory stores them a slice per write, oldest first, then the view', async () => {
+    const provider = new CountingProvider('tab-sync-store-slices');
+    tabs = new Tabs({ frozen: true, provider, storeSliceCommits: 3 });
+    const a = await tabs.open();
+    for (let i = 0; i < 10; i++) await a.client.store.mutate('increment', { key: 'n' });
+    const before = provider.writes;
+    expect(await a.client.sync()).toBe('synced');
+    // Locals 1–9 (below the head) in 3 slices of 3, then the view (local 10, its trees) with the group head: 4 writes.
+    expect(provider.writes - before).toBe(4);
+    const perdag = new PersistentDagStore(await tabs.dataKv());
+    await perdag.withRead(async (r) => {
+      expect((await readClient(r, a.id))?.tempRefreshHash).toBeNull();
+      await expectConsistent(r, await headsOf(r, [a.id], a.client.clientGroupID));
+    });
+    const b = await tabs.open();
+    expect(await valueOf(b, 'n')).toBe(10);
+    expect(pendingOf(b)).toEqual(Array.from({ length: 10 }, (_, i) => `${a.id}:${i + 1}`));
+  });
+
+  it('slices stopped midway leave a consistent store; a later store takes them in, even after the refresh head let go of them', async () => {
+    const provider = new FailingProvider('tab-sync-store-slices-stopped');
+    tabs = new Tabs({ frozen: true, provider, storeSliceCommits: 2 });
+    const a = await tabs.open();
+    const b = await tabs.open();
+    for (let i = 0; i < 7; i++) await a.client.store.mutate('increment', { key: 'n' });
+    // Slices of locals 1–2, 3–4, 5–6, then the view: the third slice fails.
+    provider.failAt = provider.writes + 3;
+    await expect(a.client.sync()).rejects.toThrow('the write failed');
+    const perdag = new PersistentDagStore(await tabs.dataKv());
+    await perdag.withRead(async (r) => {
+      expect((await readClient(r, a.id))?.tempRefreshHash).not.toBeNull();
+      await expectConsistent(r, await headsOf(r, [a.id, b.id], a.client.clientGroupID));
+    });
+    // Another tab moves the group head: a's next sync protects it (its refresh head lets go of the slices), then stores everything.
+    await b.client.store.mutate('increment', { key: 'n', by: 100 });
+    expect(await b.client.sync()).toBe('synced');
+    expect(await a.client.sync()).toBe('synced');
+    await perdag.withRead(async (r) => {
+      expect((await readClient(r, a.id))?.tempRefreshHash).toBeNull();
+      await expectConsistent(r, await headsOf(r, [a.id, b.id], a.client.clientGroupID));
+    });
+    expect(await b.client.sync()).toBe('synced');
+    for (const tab of [a, b, await tabs.open()]) expect(await valueOf(tab, 'n')).toBe(107);
+  });
+
+  it('slices stopped midway: the view\'s next store leaves out none of them', async () => {
+    const provider = new FailingProvider('tab-sync-store-slices-again');
+    tabs = new Tabs({ frozen: true, provider, storeSliceCommits: 2 });
+    const a = await tabs.open();
+    for (let i = 0; i < 7; i++) await a.client.store.mutate('increment', { key: 'n' });
+    // The view's own write fails, after its 3 slices.
+    provider.failAt = provider.writes + 4;
+    await expect(a.client.sync()).rejects.toThrow('the write failed');
+    await a.client.store.mutate('increment', { key: 'n' });
+    expect(await a.client.sync()).toBe('synced');
+    const perdag = new PersistentDagStore(await tabs.dataKv());
+    await perdag.withRead(async (r) => {
+      expect((await readClient(r, a.id))?.tempRefreshHash).toBeNull();
+      await expectConsistent(r, await headsOf(r, [a.id], a.client.clientGroupID));
+    });
+    expect(await valueOf(await tabs.open(), 'n')).toBe(8);
+  });
+
   it('a long chain the group head leaves is collected a slice of commits per write, all of it, and nothing the new head needs', async () => {
     const provider = new CountingProvider('tab-sync-slices');
     tabs = new Tabs({ frozen: true, provider, releaseSliceCommits: 3 });

@@ -24,7 +24,7 @@
 import { REFRESH_MAX_GATHER_BYTES } from '../../protocol/constants';
 import type { Chunk, Hash } from '../dag/types';
 import type { LazyDagStore } from '../dag/lazy-store';
-import type { PersistentDagStore } from '../dag/store';
+import type { PersistentDagStore, PersistentDagWrite } from '../dag/store';
 import { readCommit, type CommitData, type SnapshotCommitData } from '../db/commit';
 import { compareCookies } from '../db/cookie-order';
 import type { Database } from '../db/database';
@@ -60,7 +60,19 @@ export interface TabSyncOptions {
   readonly refreshGatherBytes?: number;
   /** Commits of a dropped chain collected per write (see #releaseInSlices). @default RELEASE_SLICE_COMMITS */
   readonly releaseSliceCommits?: number;
+  /** Local commits stored per write ahead of a view's store (see #storeSlices). @default STORE_SLICE_COMMITS */
+  readonly storeSliceCommits?: number;
 }
+
+/**
+ * A view whose stored chain ends in more local commits only in memory than
+ * this (e.g. a backlog of 100,000 offline mutations, first stored when the
+ * drain starts) stores them this many per write, oldest first, before the
+ * write of the view itself: one write of 100,000 new commits made some 60 MB
+ * of short-lived bookkeeping at once (new-chunk maps, ref-count slots, the
+ * kv write's undo).
+ */
+const STORE_SLICE_COMMITS = 1_000;
 
 /**
  * A chain the group head leaves that is longer than this (e.g. a backlog of
@@ -99,6 +111,13 @@ export class TabSync {
   #merged: HeadInfo | undefined;
   #running: Promise<SyncResult> | undefined;
   #queued: Promise<SyncResult> | undefined;
+  /**
+   * Chunks a slice write stored that no later write of this client has yet
+   * taken in (a store stopped midway): the store may or may not hold them
+   * (the refresh head held them and may have moved since), so the next write
+   * puts them with their stored count read, never as new.
+   */
+  readonly #maybeStored = new Set<Hash>();
 
   constructor(options: TabSyncOptions) {
     this.#o = options;
@@ -247,6 +266,9 @@ export class TabSync {
   async #store(view: StoredHead, expected: HeadInfo, target: StoredHead): Promise<SyncResult | 'conflict'> {
     const { memdag, clientID, clientGroupID } = this.#o;
     const viewChunks = view.chunks;
+    const sliced = await this.#storeSlices(view);
+    const maybeStored = this.#maybeStored;
+    const put = (w: PersistentDagWrite, chunk: Chunk) => (maybeStored.has(chunk.hash) ? w.putChunk(chunk) : w.putNewChunk(chunk));
     const next = target.info;
     const moveGroup = !addsNothing(next, expected);
     const targetChunks = moveGroup && target !== view ? target.chunks : [];
@@ -255,9 +277,11 @@ export class TabSync {
       const [client, group] = await Promise.all([readClient(w, clientID), readGroup(w, clientGroupID)]);
       if (client === undefined || group === undefined || group.disabled) return 'client-state-not-found' as const;
       const conflict = group.headHash !== expected.hash;
-      for (const chunk of viewChunks) await w.putNewChunk(chunk);
+      // The slices are stored (held by the refresh head, which this write lets go of) if the refresh head is still where they left it.
+      const slicesHeld = sliced !== null && client.tempRefreshHash === sliced.top;
+      for (const chunk of viewChunks) if (!(slicesHeld && sliced.hashes.has(chunk.hash))) await put(w, chunk);
       if (!conflict && moveGroup) {
-        for (const chunk of targetChunks) await w.putNewChunk(chunk);
+        for (const chunk of targetChunks) await put(w, chunk);
         await writeGroup(w, clientGroupID, groupRecordFor(next, group), group);
         const top = memdag.memoryChunk(next.root)?.refs;
         await writeGroupChain(w, clientGroupID, { head: next.hash, commits: next.chain, root: next.root, ...(top === undefined ? {} : { top }) });
@@ -271,15 +295,15 @@ export class TabSync {
       return conflict ? ('conflict' as const) : moveGroup ? ('moved' as const) : ('kept' as const);
     });
     if (outcome === 'client-state-not-found' || outcome === 'conflict') {
-      if (outcome === 'conflict') memdag.markPersisted(viewChunks);
+      if (outcome === 'conflict') this.#persisted(viewChunks);
       return outcome;
     }
-    memdag.markPersisted(viewChunks);
+    this.#persisted(viewChunks);
     if (outcome === 'kept') {
       this.#merged = expected;
       return 'synced';
     }
-    memdag.markPersisted(targetChunks);
+    this.#persisted(targetChunks);
     this.#merged = next;
     this.#o.onGroupHeadMoved?.(next.hash);
     if (this.#dropsLongChain(expected, next)) {
@@ -287,6 +311,72 @@ export class TabSync {
       await this.#releaseInSlices(expected.chain).catch(() => {});
     }
     return 'synced';
+  }
+
+  /** `chunks` are stored (held by the client's heads): the memory dag may let go of them. */
+  #persisted(chunks: readonly Chunk[]): void {
+    this.#o.memdag.markPersisted(chunks);
+    if (this.#maybeStored.size > 0) for (const chunk of chunks) this.#maybeStored.delete(chunk.hash);
+  }
+
+  /**
+   * Stores the oldest of the view's local commits that are only in memory a
+   * slice per write (STORE_SLICE_COMMITS), ahead of the write of the view:
+   * each slice is a run of commits as stored (without their trees, see
+   * storedForm) whose oldest builds on a stored commit or on the slice before,
+   * so a slice refers to no chunk that is not stored; the client's refresh
+   * head holds the newest stored so far (a slice write moves it up the chain).
+   * Only when the refresh head holds nothing else (null: no refresh is under
+   * way and no dropped chain is being let go of), so that no chunk the view
+   * needs loses its hold; each later slice only if the refresh head is where
+   * the one before left it. Stopped midway (a crash, the store closed, the
+   * client gone), the store is consistent: the refresh head holds a chain
+   * that goes when the client is collected or its next write sets the head
+   * again, and the write-ahead log still holds the mutations. Returns the
+   * slices stored (null if none): their newest commit and their hashes, which
+   * the view's write leaves out while the refresh head still holds them.
+   */
+  async #storeSlices(view: StoredHead): Promise<{ readonly top: Hash; readonly hashes: ReadonlySet<Hash> } | null> {
+    const step = Math.max(1, this.#o.storeSliceCommits ?? STORE_SLICE_COMMITS);
+    const chain = view.info.chain;
+    // Quick test before any map: a view with no more local commits than a slice stores in one write.
+    if (chain.length - 2 <= step || view.chunks.length - 1 <= step) return null;
+    const byHash = new Map<Hash, Chunk>();
+    for (const chunk of view.chunks) byHash.set(chunk.hash, chunk);
+    // The run: local commits below the head, memory-only and as stored (refs: their basis alone), the oldest on a stored commit.
+    const run: Chunk[] = [];
+    for (let i = chain.length - 2; i >= 1; i--) {
+      const chunk = byHash.get(chain[i]!);
+      if (chunk === undefined || chunk.refs.length !== 1 || chunk.refs[0] !== chain[i - 1]) break;
+      const data = chunk.data as unknown as CommitData;
+      if (data === null || typeof data !== 'object' || Array.isArray(data) || data.type !== 'local') break;
+      run.push(chunk);
+    }
+    byHash.clear();
+    run.reverse();
+    // The oldest commit of the run must build on a chunk the store holds (not one of the view's memory-only chunks).
+    if (run.length <= step || view.chunks.some((c) => c.hash === run[0]!.refs[0])) return null;
+    const { perdag, clientID } = this.#o;
+    const hashes = new Set<Hash>();
+    let held: Hash | null = null;
+    for (let start = 0; start + step <= run.length; start += step) {
+      const slice = run.slice(start, start + step);
+      const top = slice.at(-1)!.hash;
+      const before: Hash | null = held;
+      for (const chunk of slice) this.#maybeStored.add(chunk.hash);
+      const moved = await perdag.withWrite(async (w) => {
+        const client = await readClient(w, clientID);
+        if (client === undefined || client.tempRefreshHash !== before) return false;
+        for (const chunk of slice) await w.putChunk(chunk);
+        await writeClient(w, clientID, { ...client, tempRefreshHash: top }, client);
+        await w.commit();
+        return true;
+      });
+      if (!moved) break;
+      held = top;
+      for (const chunk of slice) hashes.add(chunk.hash);
+    }
+    return held === null ? null : { top: held, hashes };
   }
 
   /** Whether moving the group head from `from` to `to` leaves a chain long enough to be collected in slices. */

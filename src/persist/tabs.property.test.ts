@@ -119,9 +119,13 @@ async function assertViewConsistent(live: Live): Promise<void> {
   for (const m of pending) expect(await store.query((tx) => tx.has(`m/${m.clientID}/${m.id}`))).toBe(true);
 }
 
-/** `releaseSliceCommits`: a dropped chain is collected that many commits per write (1 and 2: slices happen often). */
-async function run(actions: readonly Action[], provider?: () => KvProvider, releaseSliceCommits?: number): Promise<void> {
-  const tabs = new Tabs({ frozen: true, ...(provider === undefined ? {} : { provider: provider() }), ...(releaseSliceCommits === undefined ? {} : { releaseSliceCommits }) });
+/**
+ * `slice`: a dropped chain is collected, and a view's long run of local
+ * commits stored ahead of it, that many commits per write (1 and 2: slices
+ * happen often).
+ */
+async function run(actions: readonly Action[], provider?: () => KvProvider, slice?: number): Promise<void> {
+  const tabs = new Tabs({ frozen: true, ...(provider === undefined ? {} : { provider: provider() }), ...(slice === undefined ? {} : { releaseSliceCommits: slice, storeSliceCommits: slice }) });
   const server = new ModelServer();
   const live: Live[] = [];
   const made = new Set<string>();

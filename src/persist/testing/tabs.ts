@@ -38,6 +38,8 @@ export interface TabsOptions {
   readonly frozen?: boolean;
   /** Commits of a dropped chain collected per write (small in tests, so that slices happen). */
   readonly releaseSliceCommits?: number;
+  /** Local commits stored per write ahead of a long view's store (small in tests, so that slices happen). */
+  readonly storeSliceCommits?: number;
 }
 
 let namespaces = 0;
@@ -50,6 +52,7 @@ export class Tabs {
   readonly clock: FakeClock;
   readonly #frozen: boolean;
   readonly #releaseSliceCommits: number | undefined;
+  readonly #storeSliceCommits: number | undefined;
   readonly #open = new Set<Tab>();
   #nextID = 1;
   #connected = new Set<string>();
@@ -61,6 +64,7 @@ export class Tabs {
     this.#logName = options.logName ?? 'log';
     this.#frozen = options.frozen ?? false;
     this.#releaseSliceCommits = options.releaseSliceCommits;
+    this.#storeSliceCommits = options.storeSliceCommits;
   }
 
   /** The shared store (opened once: every tab gets a connection of its own, as tabs do). */
@@ -104,6 +108,7 @@ export class Tabs {
       keepOwnSnapshot: () => this.#connected.has(id),
       onClientStateNotFound: () => lost.push(id),
       ...(this.#releaseSliceCommits === undefined ? {} : { releaseSliceCommits: this.#releaseSliceCommits }),
+      ...(this.#storeSliceCommits === undefined ? {} : { storeSliceCommits: this.#storeSliceCommits }),
     });
     Object.assign(tab, { client, errors, lost });
     this.#open.add(tab);
