@@ -178,6 +178,24 @@ describe('PostgresStorage', () => {
     expect(seenA).toEqual([]);
   });
 
+  it('a commit refused as stale sends no hint of a version the room never reached', async () => {
+    const url = await freshURL();
+    const [a, b, c] = [await open(url), await open(url), await open(url)];
+    const seen: ClusterEvent[] = [];
+    await c.listen((e) => seen.push(e));
+    await a.createRoom('r', 0);
+    const put = (version: number) => ({ baseVersion: version - 1, version, entries: [{ key: 'k', json: String(version), version }], clients: [] });
+    await a.commitBatch('r', put(1));
+    await expect(b.commitBatches!('r', [put(1), put(2), put(3)])).rejects.toMatchObject({ kind: 'StaleRoom' });
+    await a.commitBatch('r', put(2));
+    await nextEvent(seen, (e) => e.kind === 'room' && e.version === 2);
+    // Notifications arrive in commit order: a hint of the refused group's version 3 would be here by now.
+    expect(seen).toEqual([
+      { kind: 'room', roomID: 'r', version: 1 },
+      { kind: 'room', roomID: 'r', version: 2 },
+    ]);
+  });
+
   it('its listener reconnects after losing its connection, and reports it so rooms are checked', async () => {
     const url = await freshURL();
     const a = await open(url);

@@ -108,6 +108,8 @@ const SQL = {
     )
     UPDATE roomsync_rooms SET version = $8, tombstone_horizon = GREATEST(tombstone_horizon, $9) WHERE room_id = $1`,
   notify: 'SELECT pg_notify($1, $2)',
+  // A batch's hint, sent after its COMMIT (outside the transaction, so a hint that fails never fails the batch): only when the room reached the batch's version, not after a rollback.
+  notifyReached: 'SELECT pg_notify($1, $2) FROM roomsync_rooms WHERE room_id = $3 AND version >= $4',
   // Locks the room's row; fails the transaction (STALE_ROOM_SQLSTATE) unless the room is at $2.
   expectVersion: 'SELECT roomsync_expect_version($1, $2)',
 };
@@ -379,7 +381,7 @@ export class PostgresStorage implements SharedStorage {
    * catches up.
    */
   private versionHint(roomID: string, version: number): Query {
-    return q('notify', [NOTIFY_CHANNEL, encodeEvent(this.nodeID, { kind: 'room', roomID, version })]);
+    return q('notifyReached', [NOTIFY_CHANNEL, encodeEvent(this.nodeID, { kind: 'room', roomID, version }), roomID, version]);
   }
 
   /**
