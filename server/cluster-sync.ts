@@ -28,6 +28,8 @@ export class ClusterSync {
   private stopped = false;
   /** When (this node's clock) its beat was last recorded. */
   private lastBeat: number | undefined;
+  /** A node was found gone and the rooms held here have not read its entries yet. */
+  private adoptionOwed = false;
 
   constructor(
     private readonly ctx: ServerContext,
@@ -92,14 +94,20 @@ export class ClusterSync {
       const missed = this.lastBeat !== undefined && now - this.lastBeat > this.pollIntervalMs * (NODE_STALE_AFTER_POLLS - 1);
       this.lastBeat = now;
       if (missed) for (const room of this.ctx.registry.heldRooms()) room.presence?.rejoin();
-      if (!liveness.update(live)) return;
+      // A node found gone is adopted until one read of the entries succeeds (a failed read is tried again at the next poll).
+      if (liveness.update(live)) this.adoptionOwed = true;
+      if (!this.adoptionOwed) return;
       const rooms = this.ctx.registry.heldRooms().filter((r) => r.presence !== undefined);
-      if (rooms.length === 0 || this.storage.entriesWithPrefix === undefined) return;
+      if (rooms.length === 0 || this.storage.entriesWithPrefix === undefined) {
+        this.adoptionOwed = false;
+        return;
+      }
       const entries = await this.storage.entriesWithPrefix(
         rooms.map((r) => r.roomID),
         PRESENCE_KEY_PREFIX,
       );
       for (const room of rooms) room.presence!.adopt(entries.get(room.roomID) ?? []);
+      this.adoptionOwed = false;
     } catch (error) {
       this.ctx.logger.warn('could not record this node\'s beat or read the other nodes\'; trying again at the next poll', { error });
     }

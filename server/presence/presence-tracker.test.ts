@@ -110,6 +110,16 @@ describe('the presence tracker of a room', () => {
     ]);
   });
 
+  it("keeps a node's entries when that node beats again within the grace period (it was only out of reach)", async () => {
+    let alive = false;
+    const { tracker, writes, clock } = setup((node) => node === 'other-node' && alive);
+    tracker.adopt([stored('theirs', 'other-node'), stored('gone', 'dead-node')]);
+    await clock.advance(GRACE_MS / 2);
+    alive = true;
+    await clock.advance(GRACE_MS);
+    expect(writes).toEqual([{ kind: 'leave', clientID: 'gone', node: 'dead-node', at: GRACE_MS }]);
+  });
+
   it('stops: no more writes, no timers left', async () => {
     const { tracker, writes, clock } = setup();
     const a = tab('c1');

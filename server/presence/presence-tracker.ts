@@ -108,6 +108,8 @@ export class PresenceTracker {
     this.#cancelLeave(clientID);
     const handle = this.settings.timers.setTimeout(() => {
       this.#leaves.delete(clientID);
+      // Another node's client: that node may have come back within the grace period (its beats resumed); its clients are its own again.
+      if (node !== this.settings.nodeID && this.settings.nodeMayBeAlive?.(node) === true) return;
       this.write({ kind: 'leave', clientID, node });
     }, this.settings.graceMs);
     this.#leaves.set(clientID, handle);
