@@ -5,27 +5,18 @@
  * while the socket is connected.
  */
 import type { Timers } from '../connection/environment';
-import type { PersistentDagStore } from '../dag/store';
-import type { KvProvider } from '../kv/provider';
-import type { KvStore } from '../kv/types';
 import { recoverRound, type RecoveryChannel, type RecoveryLogger } from './mutation-recovery';
 import { Periodic } from './periodic';
-import { findRecoverableGroups } from './recoverable-groups';
+import { findRecoverableGroups, type RecoveryScope } from './recoverable-groups';
 import type { StoreRegistry } from './store-registry';
 
 /** How often mutation recovery looks again for other groups' unpushed mutations. */
 export const MUTATION_RECOVERY_INTERVAL_MS = 5 * 60 * 1000;
 
-export interface RecoveryRunnerOptions {
+/** Where recovery looks (every store of the origin is read from the registry at each round), and how it runs. */
+export interface RecoveryRunnerOptions extends Omit<RecoveryScope, 'stores'> {
   readonly channel: RecoveryChannel;
   readonly registry: StoreRegistry;
-  readonly provider: KvProvider;
-  readonly dataName: string;
-  readonly perdag: PersistentDagStore;
-  readonly logKv: KvStore;
-  readonly clientGroupID: string;
-  readonly userID: string;
-  readonly roomID: string;
   readonly now: () => number;
   readonly timers: Timers;
   readonly logger: RecoveryLogger;
@@ -71,16 +62,7 @@ export class RecoveryRunner {
   async #round(): Promise<void> {
     const o = this.#o;
     if (!o.channel.connected) return;
-    const round = await findRecoverableGroups({
-      provider: o.provider,
-      dataName: o.dataName,
-      perdag: o.perdag,
-      logKv: o.logKv,
-      clientGroupID: o.clientGroupID,
-      userID: o.userID,
-      roomID: o.roomID,
-      stores: await o.registry.stores(o.now()),
-    });
+    const round = await findRecoverableGroups({ ...o, stores: await o.registry.stores(o.now()) });
     try {
       const outcomes = await recoverRound(o.channel, round, o.logger, o.onVersionNotSupported);
       // The socket failed or the pull timed out: try again as soon as it is connected again.
