@@ -12,7 +12,7 @@ import type { DagRead, DagWrite } from '../dag/types';
 import { readChain, UNKEPT_TREE, type Commit, type LocalCommitData, type SnapshotCommitData } from './commit';
 import { compareCookies } from './cookie-order';
 import type { DbContext } from './db-context';
-import { replayMutations } from './mutation-runner';
+import { replayInputOf, replayMutations } from './mutation-runner';
 import type { MutatorDefs } from './transaction-types';
 
 export interface Chain {
@@ -87,14 +87,7 @@ export async function applyMergePlan(
   // A commit stored without its trees (below the head it was stored under) cannot be built on: replay it too.
   while (keep > 0 && !(await hasTrees(dag, first.locals[keep - 1]!))) keep--;
   const base: Commit = keep === 0 ? first.snapshot : first.locals[keep - 1]!;
-  const inputs = [...first.locals.slice(keep, plan.keep), ...plan.replay].map(({ hash, data: d }) => ({
-    name: d.mutatorName,
-    args: d.mutatorArgs,
-    clientID: d.clientID,
-    mutationID: d.mutationID,
-    timestamp: d.timestamp,
-    originalHash: hash,
-  }));
+  const inputs = [...first.locals.slice(keep, plan.keep), ...plan.replay].map(replayInputOf);
   return (await replayMutations(dag, base, inputs, mutatorFor, ctx)).at(-1)?.commit ?? base;
 }
 

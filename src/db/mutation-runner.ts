@@ -17,6 +17,34 @@ export interface MutationInput {
   readonly originalHash: Hash | null;
 }
 
+/** A local commit's mutation, to run again on another basis. */
+export function replayInputOf({ hash, data }: Commit<LocalCommitData>): MutationInput {
+  return {
+    name: data.mutatorName,
+    args: data.mutatorArgs,
+    clientID: data.clientID,
+    mutationID: data.mutationID,
+    timestamp: data.timestamp,
+    originalHash: hash,
+  };
+}
+
+/** The commit data of a mutation run on `basisHash` that left these trees. */
+function localCommitData(input: MutationInput, basisHash: Hash, valueHash: Hash, indexes: readonly IndexRecord[]): LocalCommitData {
+  return {
+    type: 'local',
+    basisHash,
+    mutationID: input.mutationID,
+    mutatorName: input.name,
+    mutatorArgs: input.args,
+    timestamp: input.timestamp,
+    clientID: input.clientID,
+    originalHash: input.originalHash,
+    valueHash,
+    indexes,
+  };
+}
+
 export interface MutationOutcome {
   readonly commit: Commit<LocalCommitData>;
   readonly changes: ChangeMap;
@@ -91,18 +119,12 @@ export async function replayMutations(
   let unkeptIndexes: IndexRecord[] | undefined;
   for (const [i, { input, changes }] of ran.entries()) {
     const last = i === ran.length - 1;
-    const data: LocalCommitData = {
-      type: 'local',
-      basisHash: head.hash,
-      mutationID: input.mutationID,
-      mutatorName: input.name,
-      mutatorArgs: input.args,
-      timestamp: input.timestamp,
-      clientID: input.clientID,
-      originalHash: input.originalHash,
-      valueHash: last ? trees.valueHash : UNKEPT_TREE,
-      indexes: last || trees.indexes.length === 0 ? trees.indexes : (unkeptIndexes ??= trees.indexes.map((ix) => ({ ...ix, valueHash: UNKEPT_TREE }))),
-    };
+    const data = localCommitData(
+      input,
+      head.hash,
+      last ? trees.valueHash : UNKEPT_TREE,
+      last || trees.indexes.length === 0 ? trees.indexes : (unkeptIndexes ??= trees.indexes.map((ix) => ({ ...ix, valueHash: UNKEPT_TREE }))),
+    );
     const chunk = newCommitChunk(dag, data);
     await dag.putChunk(chunk);
     // The chunk serves as the commit (hash and data): no second object per replayed mutation.
@@ -163,18 +185,7 @@ export async function runMutation(
   tx.close();
   const changes: ChangeMap = ok ? tx.changes : new Map();
   const { valueHash, indexes } = await flushWriters(maps, basis.data, changes.size > 0);
-  const data: LocalCommitData = {
-    type: 'local',
-    basisHash: basis.hash,
-    mutationID: input.mutationID,
-    mutatorName: input.name,
-    mutatorArgs: input.args,
-    timestamp: input.timestamp,
-    clientID: input.clientID,
-    originalHash: input.originalHash,
-    valueHash,
-    indexes,
-  };
+  const data = localCommitData(input, basis.hash, valueHash, indexes);
   const chunk = newCommitChunk(dag, data);
   await dag.putChunk(chunk);
   return { commit: chunk as unknown as Commit<LocalCommitData>, changes, result };

@@ -2,7 +2,7 @@ import type { DagWrite } from '../dag/types';
 import type { ChangeMap } from './change-set';
 import type { Commit, LocalCommitData, SnapshotCommitData } from './commit';
 import type { DbContext } from './db-context';
-import { replayMutations } from './mutation-runner';
+import { replayInputOf, replayMutations } from './mutation-runner';
 import type { MutatorDefs } from './transaction-types';
 
 export interface RebaseResult {
@@ -27,14 +27,7 @@ export async function rebaseLocals(
   const acked = snapshot.data.lastMutationIDs;
   const inputs = locals
     .filter((local) => local.data.mutationID > (acked[local.data.clientID] ?? 0))
-    .map(({ hash, data: d }) => ({
-      name: d.mutatorName,
-      args: d.mutatorArgs,
-      clientID: d.clientID,
-      mutationID: d.mutationID,
-      timestamp: d.timestamp,
-      originalHash: hash,
-    }));
+    .map(replayInputOf);
   const replayed = await replayMutations(dag, snapshot, inputs, mutatorFor, ctx);
   const written = new Map<string, ChangeMap>();
   for (const r of replayed) written.set(r.commit.hash, r.changes);
