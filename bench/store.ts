@@ -9,6 +9,7 @@
 import { performance } from 'node:perf_hooks';
 import { fixed, median, percentile, printTable } from './measure';
 import { oursRefresh, tabToTab } from './tabs';
+import { prefix, subscribeAll, SUBSCRIPTIONS } from './subscriptions';
 
 process.env.NODE_ENV = 'production';
 
@@ -16,7 +17,6 @@ const KB = 1024;
 const SEQUENTIAL_PUTS = 10_000;
 const SCAN_KEYS = 10_000;
 const OPEN_KEYS = 10_000;
-const SUBSCRIPTIONS = 100;
 const POKE_PUTS = 10;
 /** Server updates timed per (f) row: each takes ~0.1 ms, so 30 mostly timed code still warming up. */
 const POKE_ROUNDS = 300;
@@ -28,7 +28,6 @@ function kbValue(i: number): { id: number; name: string; text: string } {
   return { id: i, name: `name-${i % 1000}`, text: 'x'.repeat(KB - 50) + String(i).padStart(8, '0') };
 }
 const key = (i: number) => `k/${String(i).padStart(6, '0')}`;
-const prefix = (p: number) => `p${String(p).padStart(3, '0')}/`;
 
 type Tx = {
   put?(k: string, v: unknown): Promise<void>;
@@ -180,37 +179,11 @@ async function populate(make: Make, n: number, indexed: boolean, scan: boolean):
   return { mbps: bytes / 1e6 / (ms / 1000), scanMbps: bytes / 1e6 / (scanMs / 1000) };
 }
 
-/** Subscribes to SUBSCRIPTIONS distinct prefixes; `waitFor(p)` resolves at the next onData of prefix p. */
-async function subscribeAll(c: Contender) {
-  const waiting = new Map<number, () => void>();
-  const unsubs: (() => void)[] = [];
-  let initial = 0;
-  for (let p = 0; p < SUBSCRIPTIONS; p++) {
-    let first = true;
-    unsubs.push(
-      c.subscribe(prefix(p), () => {
-        if (first) {
-          first = false;
-          initial++;
-          return;
-        }
-        const resolve = waiting.get(p);
-        waiting.delete(p);
-        resolve?.();
-      }),
-    );
-  }
-  while (initial < SUBSCRIPTIONS) await sleep(5);
-  return {
-    waitFor: (p: number) => new Promise<void>((resolve) => waiting.set(p, resolve)),
-    end: () => unsubs.forEach((u) => u()),
-  };
-}
 
 /** (d) ms from mutate to the matching onData, with 100 subscriptions: p50 and p95. */
 async function subscriptionLatency(make: Make): Promise<{ p50: number; p95: number }> {
   const c = await make();
-  const subs = await subscribeAll(c);
+  const subs = await subscribeAll((p, onData) => c.subscribe(p, onData));
   const samples: number[] = [];
   const WARMUP = 100;
   for (let i = 0; i < 600; i++) {
@@ -237,7 +210,7 @@ async function serverUpdate(
   opts: { pending: number; value: (i: number) => unknown; puts: number; subscribed: boolean; rounds: number },
 ): Promise<number> {
   const c = await make();
-  const subs = opts.subscribed ? await subscribeAll(c) : undefined;
+  const subs = opts.subscribed ? await subscribeAll((p, onData) => c.subscribe(p, onData)) : undefined;
   for (let i = 0; i < opts.pending; i++) await c.mutate('put', { key: key(i), value: opts.value(i) });
   const times: number[] = [];
   for (let r = 0; r < opts.rounds; r++) {

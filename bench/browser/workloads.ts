@@ -5,9 +5,9 @@
  * page load, and keeps medians.
  */
 import { traceIndexedDB, type IdbEvent } from './idb-trace';
+import { prefix, subscribeAll, SUBSCRIPTIONS } from '../subscriptions';
 import { benchMutators, kbValue, smallValue, wallNow, type BenchClient, type Impl, type PatchPut } from './page-api';
 
-const SUBSCRIPTIONS = 100;
 const SUBSCRIPTION_SAMPLES = 500;
 const SUBSCRIPTION_WARMUP = 100;
 const POKE_ROUNDS = 21;
@@ -19,7 +19,6 @@ const AFTER_OPEN_MS = 100;
 export { benchMutators };
 
 const key = (i: number) => `k/${String(i).padStart(6, '0')}`;
-const prefix = (p: number) => `p${String(p).padStart(3, '0')}/`;
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
 function percentile(values: readonly number[], p: number): number {
@@ -32,32 +31,6 @@ function withTimeout<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
   return Promise.race([p, new Promise<T>((_, reject) => setTimeout(() => reject(new Error(`timed out: ${what}`)), ms))]);
 }
 
-/** Subscribes to SUBSCRIPTIONS prefixes; `waitFor(p)` resolves at the next onData of prefix p. */
-async function subscribeAll(c: BenchClient) {
-  const waiting = new Map<number, () => void>();
-  const stops: (() => void)[] = [];
-  let initial = 0;
-  for (let p = 0; p < SUBSCRIPTIONS; p++) {
-    let first = true;
-    stops.push(
-      c.watchCount(prefix(p), () => {
-        if (first) {
-          first = false;
-          initial++;
-          return;
-        }
-        const resolve = waiting.get(p);
-        waiting.delete(p);
-        resolve?.();
-      }),
-    );
-  }
-  while (initial < SUBSCRIPTIONS) await sleep(5);
-  return {
-    waitFor: (p: number) => new Promise<void>((resolve) => waiting.set(p, resolve)),
-    end: () => stops.forEach((stop) => stop()),
-  };
-}
 
 export function workloads(impl: Impl) {
   let tab: { client: BenchClient; seen?: Promise<number> } | undefined;
@@ -93,7 +66,7 @@ export function workloads(impl: Impl) {
     /** ms from mutate to the matching onData with 100 subscriptions open: [p50, p95]. */
     async subscriptionLatency(room: string): Promise<[number, number]> {
       const c = impl.open(room);
-      const subs = await subscribeAll(c);
+      const subs = await subscribeAll((p, onData) => c.watchCount(p, onData));
       const samples: number[] = [];
       for (let i = 0; i < SUBSCRIPTION_WARMUP + SUBSCRIPTION_SAMPLES; i++) {
         const p = i % SUBSCRIPTIONS;
@@ -167,7 +140,7 @@ export function workloads(impl: Impl) {
       const c = impl.open(room, { onPush: () => {} });
       await c.ready();
       await sleep(AFTER_OPEN_MS);
-      const subs = await subscribeAll(c);
+      const subs = await subscribeAll((p, onData) => c.watchCount(p, onData));
       for (let i = 0; i < pending; i++) await c.mutate('put', { key: key(i), value: smallValue(i) });
       const times: number[] = [];
       for (let r = 0; r < POKE_ROUNDS; r++) {
