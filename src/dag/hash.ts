@@ -8,6 +8,7 @@
  * encode of every node written; two stores (tabs, reloads) collide only if
  * their prefixes do (about 1 in 10^15 per pair).
  */
+import { flatString } from '../kv/flat-string';
 import type { Hash } from './types';
 
 export type RandomSource = () => number;
@@ -16,25 +17,15 @@ export type CreateHash = () => Hash;
 const PREFIX_CHARS = 10;
 const BASE32 = 32;
 
-const ANY_CHARACTER = /./;
-
 /**
- * `random` returns floats in [0, 1) like Math.random.
- *
- * A hash is made flat: V8 keeps a concatenation of 13 characters or more as
- * a pair of pieces (a 32-byte object over the prefix and the counter's own
- * string, 56 bytes in all, 88 once a map lookup has flattened it beside them),
- * where a flat 14-character string takes 32. A regular-expression test
- * flattens its subject in place (the pieces are collected); a backlog of
- * 100,000 commits holds some 200,000 hashes (its commits and their trees').
+ * `random` returns floats in [0, 1) like Math.random. Hashes are made flat
+ * strings: a backlog of 100,000 commits holds some 200,000 of them.
  */
 export function newHashFactory(random: RandomSource = Math.random): CreateHash {
   let prefix = '';
   for (let i = 0; i < PREFIX_CHARS; i++) prefix += Math.floor(random() * BASE32).toString(BASE32);
   let counter = 0;
   return () => {
-    const hash = `${prefix}${(counter++).toString(BASE32)}`;
-    ANY_CHARACTER.test(hash);
-    return hash;
+    return flatString(`${prefix}${(counter++).toString(BASE32)}`);
   };
 }
