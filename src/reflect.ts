@@ -10,7 +10,7 @@ import type { ConnectionEnvironment } from './connection/environment';
 import { randomUUID } from './connection/random-id';
 import type { ConnectionState } from './connection/state';
 import { LocalMutationSignal, StoreSyncTarget } from './connection/store-sync-target';
-import { assertMutationFitsPush, PUSH_MAX_FRAME_BYTES } from './connection/push-limits';
+import { assertMutationFitsPush, PUSH_MAX_FRAME_BYTES, soloPushFrameBytes } from './connection/push-limits';
 import type { IndexDefinitions } from './db/index-definition';
 import { jsonBytesAtMost } from './db/json-bytes-bound';
 import type { StoreLogger } from './db/logger';
@@ -35,9 +35,6 @@ import type { PresenceClient } from './presence/presence-client';
 import { withPresenceMutator } from './presence/presence-mutator';
 import type { Presence } from './presence/presence-view';
 import { presenceOf } from './presence/reflect-presence';
-
-/** What a push frame carrying one mutation holds beside its name, arguments and schema version, at its widest (ids, timestamps, keys). */
-const PUSH_FRAME_REST_MAX_BYTES = 2048;
 
 /** Other tabs hear of this tab's logged mutations at most this often (the first at once). */
 const LOGGED_NOTICE_INTERVAL_MS = 16;
@@ -503,10 +500,11 @@ export class Reflect<MD extends MutatorDefs = MutatorDefs> {
   #makeMutators(): MakeMutators<MD> {
     const mutators: Record<string, (args?: unknown) => Promise<unknown>> = {};
     for (const name of Object.keys(this.#options.mutators ?? {})) {
+      // The widest solo push frame of this mutator with null arguments: all of it but the arguments.
+      const restBytes = soloPushFrameBytes(name, null, this.schemaVersion);
       mutators[name] = async (args?: unknown) => {
         // A mutation no push frame can carry would block the queue for good: refused now (measured exactly only when it could come near).
-        const atMost = jsonBytesAtMost(name) + jsonBytesAtMost(this.schemaVersion) + jsonBytesAtMost(args ?? null) + PUSH_FRAME_REST_MAX_BYTES;
-        if (atMost > PUSH_MAX_FRAME_BYTES) assertMutationFitsPush(name, args as ReadonlyJSONValue, this.schemaVersion);
+        if (restBytes + jsonBytesAtMost(args ?? null) > PUSH_MAX_FRAME_BYTES) assertMutationFitsPush(name, args as ReadonlyJSONValue, this.schemaVersion);
         const result = await (await this.#ready).mutate(name, args as ReadonlyJSONValue);
         // Where commits are cheap, resolve only once the mutation is in the write-ahead log: durable whatever happens next.
         if (this.#waitForLog) await this.#local?.whenLogged();
