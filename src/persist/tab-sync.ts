@@ -271,6 +271,7 @@ export class TabSync {
     const put = (w: PersistentDagWrite, chunk: Chunk) => (maybeStored.has(chunk.hash) ? w.putChunk(chunk) : w.putNewChunk(chunk));
     const next = target.info;
     const moveGroup = !addsNothing(next, expected);
+    const dropsLongChain = moveGroup && this.#dropsLongChain(expected, next);
     const targetChunks = moveGroup && target !== view ? target.chunks : [];
     const viewHash = view.info.hash;
     const outcome = await this.#o.perdag.withWrite(async (w) => {
@@ -287,7 +288,7 @@ export class TabSync {
         await writeGroupChain(w, clientGroupID, { head: next.hash, commits: next.chain, root: next.root, ...(top === undefined ? {} : { top }) });
       }
       // A long chain the group head leaves stays held by this client's refresh head, to be let go of in slices after this write.
-      const held = !conflict && moveGroup && this.#dropsLongChain(expected, next) ? expected.hash : null;
+      const held = !conflict && dropsLongChain ? expected.hash : null;
       if (client.headHash !== viewHash || client.tempRefreshHash !== held) {
         await writeClient(w, clientID, { ...client, headHash: viewHash, tempRefreshHash: held }, client);
       }
@@ -306,7 +307,7 @@ export class TabSync {
     this.#persisted(targetChunks);
     this.#merged = next;
     this.#o.onGroupHeadMoved?.(next.hash);
-    if (this.#dropsLongChain(expected, next)) {
+    if (dropsLongChain) {
       // Housekeeping after the store: if it stops (e.g. the store closed), the refresh head holds the rest until the next store lets go of it at once.
       await this.#releaseInSlices(expected.chain).catch(() => {});
     }
