@@ -54,11 +54,6 @@ export class RecoveryRunner {
     return this.#periodic.stop();
   }
 
-  /** Runs one round now (for tests and the app). */
-  runNow(): Promise<void> {
-    return this.#periodic.runNow();
-  }
-
   async #round(): Promise<void> {
     const o = this.#o;
     if (!o.channel.connected) return;
