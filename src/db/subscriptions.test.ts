@@ -219,8 +219,17 @@ describe('subscriptions re-run after one change', () => {
     };
     const db = await Database.open({ dag, clientID: 'c1', mutators: { ...basicMutators, many }, clock: () => 0, logger: new RecordingLogger(), compare: compareUTF8, readTree: readBTree, writeTree: writeBTree });
     const seen: number[] = [];
-    for (let p = 0; p < 10; p++) db.subscribe((tx) => tx.scan({ prefix: `p${p}/` }).values().toArray(), { onData: () => void seen.push(p) });
-    await new Promise((r) => setTimeout(r, 10));
+    let firstRuns!: () => void;
+    const ranOnce = new Promise<void>((resolve) => (firstRuns = resolve));
+    for (let p = 0; p < 10; p++) {
+      db.subscribe((tx) => tx.scan({ prefix: `p${p}/` }).values().toArray(), {
+        onData: () => {
+          seen.push(p);
+          if (seen.length === 10) firstRuns();
+        },
+      });
+    }
+    await ranOnce;
     reads = 0;
     await db.mutate('many', 10);
     expect(seen.length).toBe(20);
