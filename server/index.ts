@@ -5,7 +5,7 @@ import type { MutatorDefs } from '../src/db/transaction-types';
 import { ADMIN_PATH, handleAdmin } from './admin-api';
 import { devAuthHandler, type AuthHandler } from './auth/auth';
 import { CLOSE_GOING_AWAY } from './client-connection';
-import type { Clock, Timers } from './clock';
+import { systemClock, systemTimers, type Clock, type Timers } from './clock';
 import type { ServerContext } from './context';
 import { createEngineHost } from './engine/create-host';
 import type { EngineHost } from './engine/engine-types';
@@ -173,11 +173,6 @@ export interface RoomsyncServer {
 /** How long shutdown waits for clients to answer the close handshake. */
 const SOCKET_CLOSE_GRACE_MS = 1000;
 
-const systemClock: Clock = { now: () => Date.now() };
-const systemTimers: Timers = {
-  setTimeout: (callback, ms) => setTimeout(callback, ms),
-  clearTimeout: (handle) => clearTimeout(handle as NodeJS.Timeout),
-};
 
 export function createServer(options: ServerOptions = {}): RoomsyncServer {
   const logger = options.logger ?? silentLogger;

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
-import type { Timers } from '../../clock';
+import { systemTimers, type Timers } from '../../clock';
 import { silentLogger, type Logger } from '../../logger';
 import {
   checkConsecutive,
@@ -56,11 +56,6 @@ export class PostgresUnreachableError extends Error {
   readonly kind = 'PostgresUnreachable';
   override readonly name = 'PostgresUnreachableError';
 }
-
-const systemTimers: Timers = {
-  setTimeout: (callback, ms) => setTimeout(callback, ms),
-  clearTimeout: (handle) => clearTimeout(handle as NodeJS.Timeout),
-};
 
 interface RoomRow {
   room_id?: string;
