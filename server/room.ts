@@ -34,7 +34,7 @@ export interface RoomDeps {
   /** Called when the room has no connections and nothing queued: it may be dropped from memory. */
   readonly onIdle: (room: Room) => void;
   /** For the waits between attempts while a shared storage is unreachable. @default the global setTimeout */
-  readonly timers?: Timers;
+  readonly timers: Timers;
   /** Who is here, written as keys with the batches; undefined: presence is off. */
   readonly presence?: PresenceSettings | undefined;
 }
@@ -47,6 +47,8 @@ type Task =
 /** Pushes and presence changes that run as one batch. */
 interface Batch {
   readonly pushes: readonly { readonly conn: ClientConnection; readonly push: PushBody }[];
+  /** The connections that pushed, by number (a push whose socket closed since is still applied). */
+  readonly pushers: readonly ClientConnection[];
   readonly presence: readonly PresenceChange[];
 }
 
@@ -341,8 +343,10 @@ export class Room {
     let n = 0;
     while (n < this.queue.length && this.queue[n]!.kind !== 'run') n++;
     const tasks = this.queue.splice(0, n) as Exclude<Task, { kind: 'run' }>[];
+    const pushes = tasks.filter((t) => t.kind === 'push');
     return {
-      pushes: tasks.filter((t) => t.kind === 'push'),
+      pushes,
+      pushers: [...new Set(pushes.map((p) => p.conn))],
       presence: tasks.flatMap((t) => (t.kind === 'presence' ? [t.change] : [])),
     };
   }
@@ -443,11 +447,11 @@ export class Room {
   }
 
   /** Takes every connection to the delta's version (those there already get nothing). */
-  private pokeDelta(delta: RoomDelta): void {
+  private pokeDelta(delta: RoomDelta, requestIDOf: (conn: ClientConnection) => string = () => ''): void {
     const frames = new PokeFrames(delta.version, delta.patchJSON, this.deps.clock.now(), delta.changesByGroup);
     for (const conn of this.conns) {
       if (conn.cookie === delta.version) continue;
-      conn.sendText(frames.frame(conn.cookie, conn.clientGroupID, ''));
+      conn.sendText(frames.frame(conn.cookie, conn.clientGroupID, requestIDOf(conn)));
       conn.cookie = delta.version;
       this.deps.counters.pokes++;
     }
@@ -461,7 +465,7 @@ export class Room {
    */
   private async lockForBatch(): Promise<RoomLock | undefined> {
     const storage = this.deps.storage;
-    if (!isSharedStorage(storage) || this.deps.clock.now() >= this.sharedUntil) return undefined;
+    if (!isSharedStorage(storage) || this.lockless()) return undefined;
     const lock = await storage.lockRoom(this.roomID, this.version);
     if (lock === undefined) throw new RoomDeletedError(this.roomID);
     try {
@@ -483,7 +487,7 @@ export class Room {
 
   private waitForStorage(attempt: number): Promise<void> {
     const ms = storageRetryDelayMs(attempt);
-    return new Promise((resolve) => (this.deps.timers ? this.deps.timers.setTimeout(resolve, ms) : setTimeout(resolve, ms)));
+    return new Promise((resolve) => this.deps.timers.setTimeout(resolve, ms));
   }
 
   /** Calls the host; when the room's state was lost, reloads it from storage and calls again. */
@@ -596,8 +600,7 @@ export class Room {
   private settled(batch: Batch, result: BatchResult): void {
     this.report(result);
     if (result.commit !== undefined) this.poke(result, batch.pushes);
-    const pushers = pushersOf(batch);
-    for (const f of result.failures) pushers[f.conn]?.fail(f.kind, f.message);
+    for (const f of result.failures) batch.pushers[f.conn]?.fail(f.kind, f.message);
   }
 
   private report(result: BatchResult): void {
@@ -614,13 +617,7 @@ export class Room {
     const requestIDs = new Map<ClientConnection, string>();
     for (const { conn, push } of pushes) if (!requestIDs.has(conn)) requestIDs.set(conn, push.requestID);
     const fallback = pushes[0]?.push.requestID ?? '';
-    const frames = new PokeFrames(commit.version, result.patchJSON, this.deps.clock.now(), result.changesByGroup);
-    for (const conn of this.conns) {
-      conn.sendText(frames.frame(conn.cookie, conn.clientGroupID, requestIDs.get(conn) ?? fallback));
-      conn.cookie = commit.version;
-      this.deps.counters.pokes++;
-    }
-    this.version = commit.version;
+    this.pokeDelta({ version: commit.version, patchJSON: result.patchJSON, changesByGroup: result.changesByGroup }, (conn) => requestIDs.get(conn) ?? fallback);
   }
 
   private fail(error: StorageError): void {
@@ -635,15 +632,9 @@ export class Room {
   }
 }
 
-/** Connections by number in a batch (a push whose socket closed since is still applied). */
-function pushersOf(batch: Batch): ClientConnection[] {
-  return [...new Set(batch.pushes.map((p) => p.conn))];
-}
-
 function batchRequest(batch: Batch, timedOut: readonly MutationPlace[]): BatchRequest {
-  const pushers = pushersOf(batch);
   return {
-    pushes: batch.pushes.map(({ conn, push }) => ({ conn: pushers.indexOf(conn), auth: conn.auth, push })),
+    pushes: batch.pushes.map(({ conn, push }) => ({ conn: batch.pushers.indexOf(conn), auth: conn.auth, push })),
     timedOut,
     ...(batch.presence.length === 0 ? {} : { presence: batch.presence }),
   };
