@@ -7,7 +7,7 @@ import type { ClusterEvent, SharedStorage } from './storage/types';
 export const DEFAULT_CLUSTER_POLL_INTERVAL_MS = 2000;
 
 /** A node whose last beat (one per poll interval) is older than this many intervals is gone. */
-export const NODE_STALE_AFTER_POLLS = 3;
+const NODE_STALE_AFTER_POLLS = 3;
 
 /**
  * Keeps one node's rooms in step with the others through a shared storage.

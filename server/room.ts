@@ -83,10 +83,10 @@ const MAX_ENGINE_ATTEMPTS = 4;
  * runs its batch on the cached state and commits it in one round trip (the
  * storage refuses it when the room moved on meanwhile, and it runs again locked).
  */
-export const SHARED_ROOM_WINDOW_MS = 2000;
+const SHARED_ROOM_WINDOW_MS = 2000;
 
 /** At most this many batches are stored in one commit (a storage with commitBatches). */
-export const MAX_GROUP_BATCHES = 64;
+const MAX_GROUP_BATCHES = 64;
 
 /** The room's row is gone from a shared storage: another node deleted it. */
 class RoomDeletedError extends Error {

@@ -2,7 +2,7 @@ import { TestClient } from './test-client';
 import { uniqueID } from './test-client';
 
 /** Odd ids increment "total", even ids put the client's own key: both must be there exactly once. */
-export function streamMutation(c: TestClient, id: number) {
+function streamMutation(c: TestClient, id: number) {
   return id % 2 === 1 ? c.mutation('increment', { key: 'total', delta: 1 }, id) : c.mutation('put', { key: `${c.clientID}/${id}`, value: id }, id);
 }
 
