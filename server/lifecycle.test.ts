@@ -5,6 +5,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { MemoryStorage } from './storage/memory-storage';
 import type { WriteTransaction } from '../src/db/transaction-types';
 import type { BatchCommit } from './storage/types';
+import { turnsUntil as until } from './test-support/event-loop';
 import { uniqueID } from './test-support/test-client';
 import { startTestServer } from './test-support/test-server';
 
@@ -47,12 +48,6 @@ class GatedStorage extends MemoryStorage {
     this.events.push('storage closed');
     await super.close();
   }
-}
-
-/** Lets the event loop turn until `predicate` holds (bounded). */
-async function until(predicate: () => boolean): Promise<void> {
-  for (let i = 0; i < 10_000 && !predicate(); i++) await new Promise((r) => setImmediate(r));
-  expect(predicate()).toBe(true);
 }
 
 describe('lifecycle', () => {

@@ -1,6 +1,6 @@
-import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { PostgresStorage } from './storage/postgres/postgres-storage';
+import { dropListeners } from './test-support/pg-sql';
 import { startPostgres, type PostgresServer } from './test-support/postgres-server';
 import { TestClient, uniqueID } from './test-support/test-client';
 import { startTestServer, type TestServer } from './test-support/test-server';
@@ -28,13 +28,6 @@ async function cluster(count: number, options: { pollMs?: number } = {}): Promis
   }
   nodes.push(...started);
   return { url, nodes: started };
-}
-
-async function sql(url: string, text: string): Promise<void> {
-  const c = new pg.Client({ connectionString: url });
-  await c.connect();
-  await c.query(text);
-  await c.end();
 }
 
 const entries = (c: TestClient) => Object.fromEntries([...c.state].sort(([a], [b]) => (a < b ? -1 : 1)));
@@ -140,7 +133,7 @@ describe('many nodes on one PostgreSQL', () => {
     const onB = b!.connect({ roomID });
     await Promise.all([onA.ready(), onB.ready()]);
     // Both listeners are cut off; what A commits meanwhile is announced to nobody.
-    await sql(url, "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query = 'LISTEN roomsync'");
+    await dropListeners(url);
     onA.mutate('put', { key: 'while-away', value: true });
     await onA.acked(1);
     await onB.until(() => onB.state.get('while-away') === true, 'B to catch up');
@@ -157,7 +150,7 @@ describe('a room deleted and created again by another node', () => {
     onB.mutate('put', { key: 'old', value: 1 });
     await onB.acked(1);
     // B misses the notifications (its listener is cut off) while the room is deleted and made again.
-    await sql(url, "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query = 'LISTEN roomsync'");
+    await dropListeners(url);
     await a!.admin('DELETE', `/rooms/${encodeURIComponent(roomID)}`);
     await a!.admin('POST', '/rooms', { roomID });
     onB.mutate('put', { key: 'new', value: 2 });

@@ -1,15 +1,11 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { STORAGE_RETRY_MAX_MS } from './storage-retry';
+import { turnsUntil as until } from './test-support/event-loop';
 import { FlakySharedStorage } from './test-support/flaky-shared-storage';
 import { manualTimers } from './test-support/manual-timers';
 import { uniqueID } from './test-support/test-client';
 import { startTestServer, type TestServer } from './test-support/test-server';
 
-/** Waits (for sockets and promises, never for a time) until `holds`. */
-async function until(holds: () => boolean): Promise<void> {
-  for (let i = 0; i < 10_000 && !holds(); i++) await new Promise((resolve) => setImmediate(resolve));
-  if (!holds()) throw new Error('condition never held');
-}
 /** Far beyond the retries this test looks at, so the poll's timer never comes first. */
 const POLL_MS = 600_000;
 let t: TestServer | undefined;

@@ -1,6 +1,6 @@
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { compareKeys } from '../../key-order';
+import { dropListeners, sql } from '../../test-support/pg-sql';
 import { startPostgres, type PostgresServer } from '../../test-support/postgres-server';
 import { describeStorageContract } from '../storage-contract';
 import type { ClusterEvent } from '../types';
@@ -27,16 +27,6 @@ async function open(url: string, options: Partial<ConstructorParameters<typeof O
   const s = await PostgresStorage.open({ connectionString: url, ...options });
   opened.push(s);
   return s;
-}
-
-async function sql<T extends pg.QueryResultRow>(url: string, text: string, values: unknown[] = []): Promise<T[]> {
-  const c = new pg.Client({ connectionString: url });
-  await c.connect();
-  try {
-    return (await c.query<T>(text, values)).rows;
-  } finally {
-    await c.end();
-  }
 }
 
 /** Polls until `holds` (no fixed sleeps: PostgreSQL's own timers decide when). */
@@ -202,7 +192,7 @@ describe('PostgresStorage', () => {
     const b = await open(url);
     const seen: ClusterEvent[] = [];
     await b.listen((e) => seen.push(e));
-    await sql(url, "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query = 'LISTEN roomsync'");
+    await dropListeners(url);
     await nextEvent(seen, (e) => e.kind === 'resync');
     await a.publish({ kind: 'room', roomID: 'after' });
     await nextEvent(seen, (e) => e.kind === 'room');
