@@ -58,30 +58,23 @@ export interface TabSyncOptions {
   readonly onGroupHeadMoved?: (head: Hash) => void;
   /** @default REFRESH_MAX_GATHER_BYTES */
   readonly refreshGatherBytes?: number;
-  /** Commits of a dropped chain collected per write (see #releaseInSlices). @default RELEASE_SLICE_COMMITS */
+  /** Commits of a dropped chain collected per write (see #releaseInSlices). @default SLICE_COMMITS */
   readonly releaseSliceCommits?: number;
-  /** Local commits stored per write ahead of a view's store (see #storeSlices). @default STORE_SLICE_COMMITS */
+  /** Local commits stored per write ahead of a view's store (see #storeSlices). @default SLICE_COMMITS */
   readonly storeSliceCommits?: number;
 }
 
 /**
- * A view whose stored chain ends in more local commits only in memory than
+ * Commits per persistent write when a long chain is stored or let go of:
+ * a view whose stored chain ends in more local commits only in memory than
  * this (e.g. a backlog of 100,000 offline mutations, first stored when the
  * drain starts) stores them this many per write, oldest first, before the
- * write of the view itself: one write of 100,000 new commits made some 60 MB
- * of short-lived bookkeeping at once (new-chunk maps, ref-count slots, the
- * kv write's undo).
+ * write of the view; a chain the group head leaves that is longer than this
+ * (the same backlog once acknowledged) is collected this many per write. One
+ * write of 100,000 commits made 60–70 MB of short-lived bookkeeping at once
+ * (new-chunk maps, ref-count slots and counts, the kv write's undo).
  */
-const STORE_SLICE_COMMITS = 1_000;
-
-/**
- * A chain the group head leaves that is longer than this (e.g. a backlog of
- * 100,000 commits once acknowledged) is collected this many commits per
- * write, not in one: each write's temporaries (ref counts, deleted keys, the
- * kv write's undo) stay small and die young, where one write dropping 100,000
- * commits made some 70 MB of them at once.
- */
-const RELEASE_SLICE_COMMITS = 1_000;
+const SLICE_COMMITS = 1_000;
 
 /** What a chain holds, as far as the group record and merging care. */
 interface HeadInfo {
@@ -322,7 +315,7 @@ export class TabSync {
 
   /**
    * Stores the oldest of the view's local commits that are only in memory a
-   * slice per write (STORE_SLICE_COMMITS), ahead of the write of the view:
+   * slice per write (SLICE_COMMITS), ahead of the write of the view:
    * each slice is a run of commits as stored (without their trees, see
    * storedForm) whose oldest builds on a stored commit or on the slice before,
    * so a slice refers to no chunk that is not stored; the client's refresh
@@ -338,7 +331,7 @@ export class TabSync {
    * the view's write leaves out while the refresh head still holds them.
    */
   async #storeSlices(view: StoredHead): Promise<{ readonly top: Hash; readonly hashes: ReadonlySet<Hash> } | null> {
-    const step = Math.max(1, this.#o.storeSliceCommits ?? STORE_SLICE_COMMITS);
+    const step = Math.max(1, this.#o.storeSliceCommits ?? SLICE_COMMITS);
     const chain = view.info.chain;
     // Quick test before any map: a view with no more local commits than a slice stores in one write.
     if (chain.length - 2 <= step || view.chunks.length - 1 <= step) return null;
@@ -386,7 +379,7 @@ export class TabSync {
   }
 
   #sliceCommits(): number {
-    return Math.max(1, this.#o.releaseSliceCommits ?? RELEASE_SLICE_COMMITS);
+    return Math.max(1, this.#o.releaseSliceCommits ?? SLICE_COMMITS);
   }
 
   /**
