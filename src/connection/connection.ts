@@ -25,8 +25,8 @@ import type { ConnectionEvent, TimerName } from './events';
 import { NamedTimers } from './named-timers';
 import { PokeQueue } from './poke-queue';
 import { PullRequests } from './pull-requests';
-import { takePushBatch } from './push-batches';
-import { encodePushFrame, type PushEnvelope } from './push-frame';
+import { nextPushFrame } from './push-batches';
+import type { PushEnvelope } from './push-frame';
 import { DEFAULT_PUSH_LIMITS, type PushLimits } from './push-limits';
 import { Pusher } from './pusher';
 import { randomID } from './random-id';
@@ -34,7 +34,6 @@ import { NORMAL_CLOSURE, SOCKET_OPEN, type SocketLike } from './socket';
 import { initialState, type ConnectionState, type HaltReason, type Phase } from './state';
 import type { SyncTarget } from './sync-target';
 import { transition } from './transition';
-import { utf8ByteLength } from './utf8-length';
 
 export interface UpdateNeededReason {
   readonly type: 'VersionNotSupported';
@@ -246,8 +245,8 @@ export class Connection {
     const limits = this.#options.pushLimits ?? DEFAULT_PUSH_LIMITS;
     for (let start = 0; start < mutations.length; ) {
       const envelope: PushEnvelope = { timestamp: this.#env.clock.now(), clientGroupID, schemaVersion, requestID: randomID(this.#env.random) };
-      const batch = takePushBatch(mutations, start, utf8ByteLength(encodePushFrame(envelope, [])), limits, () => true);
-      if (!this.#sendText(socket, 'push', encodePushFrame(envelope, batch.encoded))) throw new PushError();
+      const { batch, frame } = nextPushFrame(mutations, start, envelope, limits);
+      if (!this.#sendText(socket, 'push', frame)) throw new PushError();
       start = batch.next;
     }
   }

@@ -1,5 +1,5 @@
 import type { Mutation } from '../protocol/generated/types';
-import { encodeMutation } from './push-frame';
+import { encodeMutation, encodePushFrame, type PushEnvelope } from './push-frame';
 import type { PushLimits } from './push-limits';
 import { utf8ByteLength } from './utf8-length';
 
@@ -41,4 +41,16 @@ export function takePushBatch(
     frameBytes += bytes;
   }
   return { mutations: taken, encoded, frameBytes, next: i };
+}
+
+/** The next push frame under `envelope`: its batch (takePushBatch) and its text. */
+export function nextPushFrame(
+  mutations: readonly Mutation[],
+  start: number,
+  envelope: PushEnvelope,
+  limits: PushLimits,
+  include?: (m: Mutation) => boolean,
+): { readonly batch: PushBatch; readonly frame: string } {
+  const batch = takePushBatch(mutations, start, utf8ByteLength(encodePushFrame(envelope, [])), limits, include);
+  return { batch, frame: encodePushFrame(envelope, batch.encoded) };
 }

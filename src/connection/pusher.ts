@@ -1,13 +1,12 @@
 import { PING_INTERVAL_MS } from '../../protocol/constants';
 import type { Logger } from '../logging/logger';
 import type { Clock, RandomSource, TimerHandle, Timers } from './environment';
-import { takePushBatch } from './push-batches';
-import { encodePushFrame, type PushEnvelope } from './push-frame';
+import { nextPushFrame } from './push-batches';
+import type { PushEnvelope } from './push-frame';
 import { DEFAULT_PUSH_LIMITS, type PushLimits } from './push-limits';
 import { PushTracker } from './push-tracker';
 import { randomID } from './random-id';
 import type { SyncTarget } from './sync-target';
-import { utf8ByteLength } from './utf8-length';
 
 /** Push frames sent and not yet acknowledged by a poke, at most: enough to keep the server busy, few enough to bound what is queued. */
 export const PUSH_WINDOW_FRAMES = 8;
@@ -123,13 +122,13 @@ export class Pusher {
         schemaVersion: this.#options.schemaVersion,
         requestID: randomID(this.#options.random),
       };
-      const batch = takePushBatch(pending, start, utf8ByteLength(encodePushFrame(envelope, [])), this.#limits, isUnsent);
+      const { batch, frame } = nextPushFrame(pending, start, envelope, this.#limits, isUnsent);
       if (batch.mutations.length === 0) return;
       const logger = channel.logger.withContext('requestID', envelope.requestID);
       if (batch.frameBytes > this.#limits.maxFrameBytes) {
         logger.warn?.(`Mutation ${batch.mutations[0]!.name} takes a ${batch.frameBytes}-byte push frame, over the ${this.#limits.maxFrameBytes} bytes every server accepts; sending it anyway`);
       }
-      if (!channel.sendPush(encodePushFrame(envelope, batch.encoded), logger)) return;
+      if (!channel.sendPush(frame, logger)) return;
       this.#sent.markSent(batch.mutations);
       start = batch.next;
       logger.debug?.(`Pushed ${batch.mutations.length} mutation(s), ids ${batch.mutations[0]!.id}–${batch.mutations.at(-1)!.id}`);
