@@ -61,6 +61,11 @@ export class InvalidCommitError extends Error {
  */
 export const UNKEPT_TREE: Hash = '';
 
+/** Whether a commit's map is stored (a local commit below a head may have let go of it: UNKEPT_TREE). */
+export async function hasTrees(dag: DagRead, commit: Commit): Promise<boolean> {
+  return commit.data.valueHash !== UNKEPT_TREE && dag.hasChunk(commit.data.valueHash);
+}
+
 function commitRefs(data: CommitData): Hash[] {
   const refs: Hash[] = [];
   if (data.basisHash !== null) refs.push(data.basisHash);

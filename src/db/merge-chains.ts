@@ -9,7 +9,7 @@
  * head is the result as is.
  */
 import type { DagRead, DagWrite } from '../dag/types';
-import { readChain, UNKEPT_TREE, type Commit, type LocalCommitData, type SnapshotCommitData } from './commit';
+import { hasTrees, readChain, type Commit, type LocalCommitData, type SnapshotCommitData } from './commit';
 import { compareCookies } from './cookie-order';
 import type { DbContext } from './db-context';
 import { replayInputOf, replayMutations } from './mutation-runner';
@@ -89,10 +89,6 @@ export async function applyMergePlan(
   const base: Commit = keep === 0 ? first.snapshot : first.locals[keep - 1]!;
   const inputs = [...first.locals.slice(keep, plan.keep), ...plan.replay].map(replayInputOf);
   return (await replayMutations(dag, base, inputs, mutatorFor, ctx)).at(-1)?.commit ?? base;
-}
-
-async function hasTrees(dag: DagRead, commit: Commit): Promise<boolean> {
-  return commit.data.valueHash !== UNKEPT_TREE && dag.hasChunk(commit.data.valueHash);
 }
 
 /** Whether `all` holds every mutation of `some`. */

@@ -1,6 +1,6 @@
 import type { DagWrite } from '../dag/types';
 import {
-  UNKEPT_TREE,
+  hasTrees,
   newCommitChunk,
   readChain,
   type Commit,
@@ -11,7 +11,7 @@ import {
 } from './commit';
 import type { DbContext } from './db-context';
 import { indexKeysFor, sameIndexDefinition, type CompiledIndex } from './index-definition';
-import { runMutation } from './mutation-runner';
+import { replayInputOf, replayMutations } from './mutation-runner';
 import type { MutatorDefs } from './transaction-types';
 
 function indexesMatch(data: CommitData, ctx: DbContext): boolean {
@@ -38,22 +38,13 @@ export async function ensureIndexes(
   if (indexesMatch(head.data, ctx)) return head;
   const { snapshot, locals } = await readChain(dag, head);
   let basis: Commit = await rewriteSnapshot(dag, snapshot, ctx);
-  const trees = await Promise.all(locals.map((local) => local.data.valueHash !== UNKEPT_TREE && dag.hasChunk(local.data.valueHash)));
-  const replay = trees.includes(false);
-  for (const local of locals) basis = replay ? await replayLocal(dag, basis, local, mutatorFor, ctx) : await rewriteLocal(dag, basis, local, ctx);
+  if ((await Promise.all(locals.map((local) => hasTrees(dag, local)))).includes(false)) {
+    // The same mutations again (not a rebase of them: each keeps its original hash).
+    const inputs = locals.map((local) => ({ ...replayInputOf(local), originalHash: local.data.originalHash }));
+    return (await replayMutations(dag, basis, inputs, mutatorFor, ctx)).at(-1)?.commit ?? basis;
+  }
+  for (const local of locals) basis = await rewriteLocal(dag, basis, local, ctx);
   return basis;
-}
-
-async function replayLocal(
-  dag: DagWrite,
-  basis: Commit,
-  local: Commit<LocalCommitData>,
-  mutatorFor: (name: string) => MutatorDefs[string] | undefined,
-  ctx: DbContext,
-): Promise<Commit> {
-  const d = local.data;
-  const input = { name: d.mutatorName, args: d.mutatorArgs, clientID: d.clientID, mutationID: d.mutationID, timestamp: d.timestamp, originalHash: d.originalHash };
-  return (await runMutation(dag, basis, input, mutatorFor(d.mutatorName), 'rebase', ctx)).commit;
 }
 
 async function buildIndex(dag: DagWrite, ix: CompiledIndex, valueHash: string, ctx: DbContext): Promise<IndexRecord> {
