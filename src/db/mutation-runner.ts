@@ -83,6 +83,33 @@ export async function flushWriters(
  * commit; the commits below it name none (UNKEPT_TREE), as commits below a
  * head do once it moves on. Returns the commits, oldest first.
  */
+/**
+ * Runs a mutator in `tx` and closes it. A missing mutator, or on a rebase one
+ * that throws, is logged and the mutation changes nothing (ok: false); on a
+ * first run the error propagates.
+ */
+async function runMutator(
+  tx: WriteTransactionImpl,
+  mutator: MutatorDefs[string] | undefined,
+  input: MutationInput,
+  reason: TransactionReason,
+  ctx: DbContext,
+): Promise<{ readonly ok: boolean; readonly result?: unknown }> {
+  try {
+    if (mutator === undefined) {
+      ctx.logger.error(`Cannot replay mutation ${input.mutationID} of ${input.clientID}: no mutator named ${input.name}`);
+      return { ok: false };
+    }
+    return { ok: true, result: await mutator(tx, input.args) };
+  } catch (e) {
+    if (reason !== 'rebase') throw e;
+    ctx.logger.error(`Mutator ${input.name} threw while replaying mutation ${input.mutationID}`, e);
+    return { ok: false };
+  } finally {
+    tx.close();
+  }
+}
+
 export async function replayMutations(
   dag: DagWrite,
   basis: Commit,
@@ -95,19 +122,7 @@ export async function replayMutations(
   let changed = false;
   for (const input of inputs) {
     const tx = new WriteTransactionImpl(input.clientID, 'rebase', input.mutationID, maps, ctx.compare, ctx.indexes, ctx.onIndexSkip);
-    const mutator = mutatorFor(input.name);
-    let ok = mutator !== undefined;
-    if (mutator === undefined) {
-      ctx.logger.error(`Cannot replay mutation ${input.mutationID} of ${input.clientID}: no mutator named ${input.name}`);
-    } else {
-      try {
-        await mutator(tx, input.args);
-      } catch (e) {
-        ctx.logger.error(`Mutator ${input.name} threw while replaying mutation ${input.mutationID}`, e);
-        ok = false;
-      }
-    }
-    tx.close();
+    const { ok } = await runMutator(tx, mutatorFor(input.name), input, 'rebase', ctx);
     if (!ok) await undo(maps, tx.changes, ctx);
     ran.push({ input, changes: ok ? tx.changes : new Map() });
     changed ||= ok && tx.changes.size > 0;
@@ -166,23 +181,7 @@ export async function runMutation(
     ctx.indexes,
     ctx.onIndexSkip,
   );
-  let result: unknown;
-  let ok = true;
-  if (mutator === undefined) {
-    ctx.logger.error(`Cannot replay mutation ${input.mutationID} of ${input.clientID}: no mutator named ${input.name}`);
-    ok = false;
-  } else {
-    try {
-      result = await mutator(tx, input.args);
-    } catch (e) {
-      if (reason !== 'rebase') throw e;
-      ctx.logger.error(`Mutator ${input.name} threw while replaying mutation ${input.mutationID}`, e);
-      ok = false;
-    } finally {
-      tx.close();
-    }
-  }
-  tx.close();
+  const { ok, result } = await runMutator(tx, mutator, input, reason, ctx);
   const changes: ChangeMap = ok ? tx.changes : new Map();
   const { valueHash, indexes } = await flushWriters(maps, basis.data, changes.size > 0);
   const data = localCommitData(input, basis.hash, valueHash, indexes);
