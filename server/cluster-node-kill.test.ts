@@ -1,8 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { hasAppState } from './test-support/app-state';
 import { isRunning } from './test-support/child-server';
 import { startNodeCluster, type NodeCluster } from './test-support/node-cluster';
-import { connectStreams, streamState, streamWithDisruption, TRIAL } from './test-support/push-stream';
+import { connectStreams, expectStreamsConverged, streamWithDisruption, TRIAL } from './test-support/push-stream';
 import { uniqueID } from './test-support/test-client';
 
 /**
@@ -37,12 +36,7 @@ async function trial(n: number): Promise<void> {
     await s.client.until(() => s.client.pokes.length > 0 || s.client.lmid >= ackedAtKill[streams.indexOf(s)]!, 'catch-up');
   }
   await run.done;
-  const expected = streamState(streams.map((s) => s.clientID), MUTATIONS);
-  for (const [i, s] of streams.entries()) {
-    expect(s.acked).toBeGreaterThanOrEqual(ackedAtKill[i]!);
-    await s.client.until(() => hasAppState(s.client, expected), 'the final state');
-    expect(s.client.outOfOrder).toEqual([]);
-  }
+  await expectStreamsConverged(streams, ackedAtKill, MUTATIONS);
   await Promise.all(streams.map((s) => s.client.close()));
   await replacement;
 }

@@ -1,5 +1,6 @@
-import { TestClient } from './test-client';
-import { uniqueID } from './test-client';
+import { expect } from 'vitest';
+import { hasAppState } from './app-state';
+import { TestClient, uniqueID } from './test-client';
 
 /** Odd ids increment "total", even ids put the client's own key: both must be there exactly once. */
 function streamMutation(c: TestClient, id: number) {
@@ -106,4 +107,18 @@ export async function connectStreams(roomID: string, urls: readonly string[]): P
   const streams = Array.from({ length: TRIAL.clients }, (_, i) => new StreamingClient(roomID, urls[i % urls.length]!, TRIAL.mutations, TRIAL.inFlight));
   await Promise.all(streams.map((s) => s.client.ready()));
   return streams;
+}
+
+/**
+ * After a disrupted stream: every client kept what was acknowledged before
+ * the disruption (`ackedBefore`, by stream), reaches the state of all
+ * `mutations` applied once each, and saw its pokes in order.
+ */
+export async function expectStreamsConverged(streams: readonly StreamingClient[], ackedBefore: readonly number[], mutations: number): Promise<void> {
+  const expected = streamState(streams.map((s) => s.clientID), mutations);
+  for (const [i, s] of streams.entries()) {
+    expect(s.acked).toBeGreaterThanOrEqual(ackedBefore[i]!);
+    await s.client.until(() => hasAppState(s.client, expected), 'the final state');
+    expect(s.client.outOfOrder).toEqual([]);
+  }
 }
