@@ -446,12 +446,15 @@ export class Room {
     }
   }
 
-  /** Takes every connection to the delta's version (those there already get nothing). */
-  private pokeDelta(delta: RoomDelta, requestIDOf: (conn: ClientConnection) => string = () => ''): void {
+  /**
+   * Takes every connection to the delta's version: a caught-up delta skips
+   * those there already; a batch's poke (`requestIDOf` given) goes to all.
+   */
+  private pokeDelta(delta: RoomDelta, requestIDOf?: (conn: ClientConnection) => string): void {
     const frames = new PokeFrames(delta.version, delta.patchJSON, this.deps.clock.now(), delta.changesByGroup);
     for (const conn of this.conns) {
-      if (conn.cookie === delta.version) continue;
-      conn.sendText(frames.frame(conn.cookie, conn.clientGroupID, requestIDOf(conn)));
+      if (requestIDOf === undefined && conn.cookie === delta.version) continue;
+      conn.sendText(frames.frame(conn.cookie, conn.clientGroupID, requestIDOf?.(conn) ?? ''));
       conn.cookie = delta.version;
       this.deps.counters.pokes++;
     }
