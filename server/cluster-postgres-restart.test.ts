@@ -1,13 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startNodeCluster, type NodeCluster } from './test-support/node-cluster';
-import { connectStreams, expectStreamsConverged, streamWithDisruption, TRIAL } from './test-support/push-stream';
+import { connectStreams, expectStreamsConverged, StallWatch, streamWithDisruption, TRIAL } from './test-support/push-stream';
 import { uniqueID } from './test-support/test-client';
 
 /**
  * PostgreSQL restarted in the middle of a stream of pushes to 3 nodes: the
  * nodes keep their clients, batches wait and are retried (nothing is
  * acknowledged while PostgreSQL is away), nothing acknowledged is lost and
- * nothing is applied twice.
+ * nothing is applied twice. A trial that stops making progress fails with
+ * what each client and node was at (StallWatch).
  */
 const { nodes: NODES, mutations: MUTATIONS, count: TRIALS } = TRIAL;
 let cluster: NodeCluster;
@@ -21,12 +22,25 @@ async function trial(n: number): Promise<void> {
   const roomID = uniqueID(`restart-${n}`);
   const streams = await connectStreams(roomID, cluster.nodes.map((node) => node.url));
   const oldPid = cluster.postgres.pid();
-  const run = streamWithDisruption(streams, MUTATIONS, () => cluster.postgres.restart());
-  const { ackedBefore: ackedAtRestart, disruption } = await run.disrupted;
-  await disruption;
-  expect(cluster.postgres.pid()).not.toBe(oldPid);
-  await run.done;
-  await expectStreamsConverged(streams, ackedAtRestart, MUTATIONS);
+  const watch = new StallWatch(`trial ${n} (room ${roomID})`, streams, () => cluster.describe(roomID));
+  try {
+    await watch.guard(
+      (async () => {
+        watch.phase('streaming until the restart');
+        const run = streamWithDisruption(streams, MUTATIONS, () => cluster.postgres.restart());
+        const { ackedBefore: ackedAtRestart, disruption } = await run.disrupted;
+        watch.phase('restarting PostgreSQL');
+        await disruption;
+        expect(cluster.postgres.pid()).not.toBe(oldPid);
+        watch.phase('streaming to the end');
+        await run.done;
+        watch.phase('converging');
+        await expectStreamsConverged(streams, ackedAtRestart, MUTATIONS);
+      })(),
+    );
+  } finally {
+    watch.stop();
+  }
   // The nodes kept their clients through the outage.
   for (const s of streams) {
     expect(s.client.errors).toEqual([]);

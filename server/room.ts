@@ -88,6 +88,24 @@ const SHARED_ROOM_WINDOW_MS = 2000;
 /** At most this many batches are stored in one commit (a storage with commitBatches). */
 const MAX_GROUP_BATCHES = 64;
 
+/** Where a room's queue is (the admin API's stats). */
+export interface RoomQueueState {
+  /** Tasks queued (pushes, presence changes, runs). */
+  readonly waiting: number;
+  readonly running: boolean;
+  /** What the queue awaits now. */
+  readonly activity: string;
+  /** The version its connections were brought to. */
+  readonly version: number;
+  /** Loads of its state. */
+  readonly epoch: number;
+  /** Its state is loaded in the engine host. */
+  readonly open: boolean;
+  readonly broken: boolean;
+  /** How much longer its batches lock the room first (another node wrote it lately). */
+  readonly sharedForMs: number;
+}
+
 /** The room's row is gone from a shared storage: another node deleted it. */
 class RoomDeletedError extends Error {
   override readonly name = 'RoomDeletedError';
@@ -119,6 +137,8 @@ export class Room {
   private sharedUntil = 0;
   /** Counts loads of the room's state into the host: a batch run on an earlier one is stale. */
   private epoch = 0;
+  /** What the queue awaits now (admin stats). */
+  private activity = 'idle';
   /** Joins and leaves of this room's clients through this node. */
   readonly presence: PresenceTracker | undefined;
 
@@ -172,10 +192,26 @@ export class Room {
     return [...this.conns];
   }
 
-  /** The room's figures; undefined while its state is not loaded (stats never reload it). */
-  async stats(): Promise<RoomStats | undefined> {
-    if (!this.open) return undefined;
-    return this.deps.host.stats(this.roomID).catch(() => undefined);
+  /** The room's figures (the engine's only while its state is loaded: stats never reload it) and where its queue is. */
+  async stats(): Promise<(RoomStats & { queue: RoomQueueState }) | { queue: RoomQueueState } | undefined> {
+    const queue = this.queueState();
+    if (!this.open) return { queue };
+    const engine = await this.deps.host.stats(this.roomID).catch(() => undefined);
+    return engine === undefined ? { queue } : { ...engine, queue };
+  }
+
+  /** What the queue is doing, for the admin stats (a room that stopped making progress says where). */
+  private queueState(): RoomQueueState {
+    return {
+      waiting: this.queue.length,
+      running: this.running,
+      activity: this.running ? this.activity : 'idle',
+      version: this.version,
+      epoch: this.epoch,
+      open: this.open,
+      broken: this.broken,
+      sharedForMs: Math.max(0, this.sharedUntil - this.deps.clock.now()),
+    };
   }
 
   /** Checks the connect request against the room, then sends `connected` and the catch-up poke. Throws ClientError. */
@@ -278,6 +314,7 @@ export class Room {
     const groupLimit = this.deps.storage.commitBatches === undefined ? 1 : MAX_GROUP_BATCHES;
     /** Waits for the group being stored and goes on with the next. */
     const next = async (): Promise<void> => {
+      this.activity = `storing a group (${ran.length} run after it)`;
       const retry = await storing;
       storing = undefined;
       const waiting = ran;
@@ -302,6 +339,7 @@ export class Room {
         if (this.queue.length === 0 || (storing !== undefined && ran.length >= groupLimit)) {
           if (storing === undefined) break;
           // Until the group is stored, or something arrives that can run meanwhile.
+          this.activity = `storing a group (${ran.length} run after it)`;
           const stored = this.queue.length > 0 || (await Promise.race([storing.then(() => true), new Promise<false>((resolve) => (this.wake = () => resolve(false)))]));
           this.wake = undefined;
           if (stored) await next();
@@ -311,6 +349,7 @@ export class Room {
         if (first.kind === 'run') {
           await settleAll();
           this.queue.shift();
+          this.activity = 'a queued task (connect, pull, catch-up, admin)';
           await first.run();
           continue;
         }
@@ -360,6 +399,7 @@ export class Room {
   private async runAhead(batch: Batch): Promise<RunAhead> {
     const epoch = this.epoch;
     if (!this.open || this.broken) return { result: undefined, epoch, timedOut: [] };
+    this.activity = 'running a batch ahead';
     try {
       return { result: await this.deps.host.batch(this.roomID, batchRequest(batch, [])), epoch, timedOut: [] };
     } catch (error) {
@@ -561,6 +601,7 @@ export class Room {
           failure = undefined;
           throw e;
         }
+        this.activity = `running and storing a batch alone (attempt ${attempt})`;
         if (!this.open) await this.reopen();
         const lock = await this.lockForBatch();
         try {
@@ -580,6 +621,7 @@ export class Room {
           result = undefined;
           this.open = false;
           attempt = 0;
+          this.activity = `waiting for the storage (${unavailable} unavailable)`;
           await this.waitForStorage(unavailable);
           continue;
         }

@@ -24,7 +24,11 @@ export class StreamingClient {
   readonly clientID = uniqueID('c');
   readonly clientGroupID = uniqueID('g');
   client: TestClient;
-  private sent = 0;
+  /** The clients this stream used before its current one (it moved). */
+  readonly earlier: TestClient[] = [];
+  /** The node each of its clients connected to, the current one last. */
+  readonly urls: string[] = [];
+  private sentCount = 0;
   onMessage: () => void = () => {};
 
   constructor(
@@ -40,6 +44,11 @@ export class StreamingClient {
     return this.client.lmid;
   }
 
+  /** Mutations sent on the current connection or before (the ones not acknowledged are re-sent after a move). */
+  get sent(): number {
+    return this.sentCount;
+  }
+
   get done(): boolean {
     return this.client.lmid >= this.total;
   }
@@ -47,21 +56,35 @@ export class StreamingClient {
   /** Sends more while fewer than `inFlight` are unacknowledged. */
   fill(): void {
     const c = this.client;
-    while (!c.closed && this.sent < this.total && this.sent - c.lmid < this.inFlight) c.push([streamMutation(c, ++this.sent)]);
+    while (!c.closed && this.sentCount < this.total && this.sentCount - c.lmid < this.inFlight) c.push([streamMutation(c, ++this.sentCount)]);
   }
 
   /** Connects to `url` from where this client is, and re-sends what was not acknowledged. */
   async moveTo(url: string): Promise<void> {
     const old = this.client;
+    this.earlier.push(old);
     this.client = this.open(url, old.cookie, old.lmid);
     this.client.state.clear();
     for (const [k, v] of old.state) this.client.state.set(k, v);
     await this.client.connected();
-    this.sent = old.lmid;
+    this.sentCount = old.lmid;
     this.fill();
   }
 
+  /** One line on where this stream is: acknowledged, sent, its socket, errors, the last poke, for a stall's diagnosis. */
+  describe(): string {
+    const c = this.client;
+    const last = c.pokes.at(-1);
+    const socket = c.closed ? `closed ${c.closeCode}` : 'open';
+    const moved = this.urls.length < 2 ? '' : ` (moved from ${this.urls.slice(0, -1).join(', ')})`;
+    const pokes = last === undefined ? 'no poke' : `${c.pokes.length} pokes, last ${last.baseCookie}->${last.cookie}`;
+    const errors = c.errors.length === 0 ? '' : ` errors ${JSON.stringify(c.errors)}`;
+    const order = c.outOfOrder.length === 0 ? '' : ` out of order ${JSON.stringify(c.outOfOrder)}`;
+    return `${this.clientID} on ${this.urls.at(-1)}: acked ${this.acked}/${this.total}, sent ${this.sentCount}, socket ${socket}, cookie ${c.cookie}, ${pokes}, ${c.messages.length} frames${errors}${order}${moved}`;
+  }
+
   private open(url: string, baseCookie: number | null, lmid: number): TestClient {
+    this.urls.push(url);
     const c = TestClient.connect(url, { roomID: this.roomID, clientID: this.clientID, clientGroupID: this.clientGroupID, baseCookie, lmid });
     c.ws.on('message', () => this.onMessage());
     return c;
@@ -120,5 +143,84 @@ export async function expectStreamsConverged(streams: readonly StreamingClient[]
     expect(s.acked).toBeGreaterThanOrEqual(ackedBefore[i]!);
     await s.client.until(() => hasAppState(s.client, expected), 'the final state');
     expect(s.client.outOfOrder).toEqual([]);
+  }
+}
+
+/** A trial that made no progress this long (real time) is stuck: it fails with a diagnosis. */
+export const STALL_MS = 30_000;
+/** How often the stall watch looks, and how long the nodes may take to describe themselves. */
+const STALL_CHECK_MS = 1000;
+const DIAGNOSE_MS = 5000;
+
+/**
+ * Watches a trial's streams: while frames arrive, sockets close or the trial
+ * moves on to another phase, it is making progress; when nothing of that
+ * happened for `stallMs` of real time, `guard` rejects with what each
+ * stream saw and what `diagnose` tells of the nodes, instead of the trial
+ * waiting for its test's timeout without a word.
+ */
+export class StallWatch {
+  private phaseName = 'starting';
+  private signature = '';
+  private lastProgress = Date.now();
+  private readonly timer: NodeJS.Timeout;
+  private readonly stalled: Promise<never>;
+  private fired = false;
+
+  constructor(
+    private readonly what: string,
+    private readonly streams: readonly StreamingClient[],
+    private readonly diagnose: () => Promise<string>,
+    private readonly stallMs = STALL_MS,
+  ) {
+    let reject!: (error: Error) => void;
+    this.stalled = new Promise<never>((_, r) => (reject = r));
+    this.stalled.catch(() => {});
+    this.timer = setInterval(() => {
+      const now = Date.now();
+      const signature = this.progressSignature();
+      if (signature !== this.signature) {
+        this.signature = signature;
+        this.lastProgress = now;
+      } else if (!this.fired && now - this.lastProgress >= this.stallMs) {
+        this.fired = true;
+        this.stop();
+        void this.diagnosis().then((text) => reject(new Error(text)));
+      }
+    }, STALL_CHECK_MS);
+  }
+
+  /** The trial moved on to `name` (progress in itself). */
+  phase(name: string): void {
+    this.phaseName = name;
+  }
+
+  /** `work`, or the stall's diagnosis if the trial stops making progress first. */
+  guard<T>(work: Promise<T>): Promise<T> {
+    return Promise.race([work, this.stalled]);
+  }
+
+  stop(): void {
+    clearInterval(this.timer);
+  }
+
+  private progressSignature(): string {
+    const clients = this.streams.flatMap((s) => [...s.earlier, s.client]);
+    return `${this.phaseName}|${clients.map((c) => `${c.messages.length}${c.closed ? 'x' : ''}`).join(',')}`;
+  }
+
+  private async diagnosis(): Promise<string> {
+    let timer: NodeJS.Timeout | undefined;
+    const nodes = await Promise.race([
+      this.diagnose().catch((error: unknown) => `(could not describe the nodes: ${String(error)})`),
+      new Promise<string>((resolve) => (timer = setTimeout(() => resolve('(the nodes did not answer in time)'), DIAGNOSE_MS))),
+    ]);
+    clearTimeout(timer);
+    return [
+      `${this.what} made no progress for ${this.stallMs / 1000} s while ${this.phaseName}`,
+      'streams:',
+      ...this.streams.map((s) => `  ${s.describe()}`),
+      nodes,
+    ].join('\n');
   }
 }
