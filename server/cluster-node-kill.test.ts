@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { isRunning } from './test-support/child-server';
+import { isRunning, type ChildServer } from './test-support/child-server';
 import { startNodeCluster, type NodeCluster } from './test-support/node-cluster';
-import { connectStreams, expectStreamsConverged, StallWatch, streamWithDisruption, TRIAL } from './test-support/push-stream';
-import { uniqueID } from './test-support/test-client';
+import { hasAppState } from './test-support/app-state';
+import { connectStreams, expectStreamsConverged, StallWatch, streamMutation, streamState, StreamingClient, streamWithDisruption, TRIAL } from './test-support/push-stream';
+import { TestClient, uniqueID } from './test-support/test-client';
 
 /**
  * kill -9 of one node's real server process in the middle of a stream of
@@ -58,8 +59,54 @@ async function killAndMove(watch: StallWatch, streams: Awaited<ReturnType<typeof
   await replacement;
 }
 
+/** Polls until `check` holds (a state of another process, seen through its API). */
+async function eventually(what: string, check: () => Promise<boolean>): Promise<void> {
+  for (let i = 0; i < 200; i++) {
+    if (await check()) return;
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+  throw new Error(`Timed out waiting for ${what}`);
+}
+
 describe('a node killed mid-stream (kill -9 of its real process)', () => {
   it(`loses nothing acknowledged and applies nothing twice, ${TRIALS} trials`, async () => {
     for (let n = 0; n < TRIALS; n++) await trial(n);
   }, 300_000);
+
+  it('a client whose killed node stored part of what it had in flight moves on without a gap in its ids', async () => {
+    const roomID = uniqueID('partial');
+    const [a, b] = cluster.nodes as [ChildServer, ChildServer];
+    const total = 12;
+    const stream = new StreamingClient(roomID, a.url, total, 4);
+    await stream.client.ready();
+    stream.fill();
+    await stream.client.acked(4);
+    // Node A stops taking frames: mutations 5-8 go into its socket and are never stored there.
+    a.process.kill('SIGSTOP');
+    stream.fill();
+    expect(stream.sent).toBe(8);
+    // 5 and 6 are stored through node B (as if A had stored them before it died) without the stream seeing it.
+    const other = TestClient.connect(b.url, { roomID, clientID: stream.clientID, clientGroupID: stream.clientGroupID, lmid: 4 });
+    await other.ready();
+    other.push([streamMutation(other, 5)]);
+    other.push([streamMutation(other, 6)]);
+    await other.acked(6);
+    await cluster.kill(a);
+    const replacement = cluster.startNode();
+    await stream.client.until(() => stream.client.closed, 'the socket of the killed node to close');
+    // Every frame of any stream fills (as in the trials); B's `connected` and catch-up poke (6 acknowledged) are read in one chunk.
+    stream.onMessage = () => stream.fill();
+    const moving = stream.moveTo(b.url);
+    const ws = stream.client.ws;
+    ws.once('open', () => ws.pause());
+    await eventually('node B to attach the moved client', async () => (await cluster.roomConnections(b, roomID)) === 2);
+    ws.resume();
+    await moving;
+    await stream.client.until(() => stream.done || stream.client.closed, 'every mutation acknowledged');
+    expect(stream.client.errors).toEqual([]);
+    expect(stream.client.closed).toBe(false);
+    await stream.client.until(() => hasAppState(stream.client, streamState([stream.clientID], total)), 'the final state');
+    await Promise.all([stream.client.close(), other.close()]);
+    await replacement;
+  }, 60_000);
 });

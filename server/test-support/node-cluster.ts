@@ -40,13 +40,19 @@ export interface NodeCluster {
    * lines, the room's row and clients, and the database sessions not idle.
    */
   describe(roomID: string): Promise<string>;
+  /** How many connections `node` holds in the room (its admin API). */
+  roomConnections(node: ChildServer, roomID: string): Promise<number>;
+}
+
+async function nodeStats(node: ChildServer, adminKey: string): Promise<{ connections: number; rooms: { roomID: string; connections: number }[] }> {
+  const res = await fetch(`${node.adminURL}/stats`, { headers: { 'x-admin-key': adminKey }, signal: AbortSignal.timeout(DESCRIBE_TIMEOUT_MS) });
+  return (await res.json()) as { connections: number; rooms: { roomID: string; connections: number }[] };
 }
 
 async function describeNode(node: ChildServer, adminKey: string, roomID: string): Promise<string> {
   let room: string;
   try {
-    const res = await fetch(`${node.adminURL}/stats`, { headers: { 'x-admin-key': adminKey }, signal: AbortSignal.timeout(DESCRIBE_TIMEOUT_MS) });
-    const stats = (await res.json()) as { connections: number; rooms: { roomID: string }[] };
+    const stats = await nodeStats(node, adminKey);
     room = `${stats.connections} connections, room ${JSON.stringify(stats.rooms.find((r) => r.roomID === roomID) ?? 'not loaded')}`;
   } catch (error) {
     room = `admin API unreachable: ${String(error)}`;
@@ -102,6 +108,9 @@ export async function startNodeCluster(count: number, extraArgs: readonly string
     async describe(roomID) {
       const database = await describeDatabase(databaseURL, roomID).catch((error: unknown) => `  database unreachable: ${String(error)}`);
       return ['nodes:', ...(await Promise.all(nodes.map((node) => describeNode(node, adminKey, roomID)))), database].join('\n');
+    },
+    async roomConnections(node, roomID) {
+      return (await nodeStats(node, adminKey)).rooms.find((r) => r.roomID === roomID)?.connections ?? 0;
     },
   };
 }
