@@ -29,8 +29,8 @@ const short = (value: unknown) => {
 export function traceIndexedDB(): { readonly events: IdbEvent[]; stop(): void } {
   const t0 = performance.now();
   const events: IdbEvent[] = [];
-  const begin = (what: string, db: string, detail: string): IdbEvent => {
-    const event: IdbEvent = { start: performance.now() - t0, end: undefined, what, db, detail };
+  const begin = (what: string, db: string, detail: string, start = performance.now() - t0): IdbEvent => {
+    const event: IdbEvent = { start, end: undefined, what, db, detail };
     events.push(event);
     return event;
   };
@@ -61,9 +61,11 @@ export function traceIndexedDB(): { readonly events: IdbEvent[]; stop(): void } 
     wrapped.push(
       wrap(IDBObjectStore.prototype, method, (original) =>
         function (this: IDBObjectStore, ...args: unknown[]) {
+          // Timed from the call (a request can take a while to be made: its first in a transaction, a large value's clone).
+          const asked = performance.now() - t0;
           const request = (original as (...a: unknown[]) => IDBRequest).apply(this, args);
           const key = method === 'put' ? args[1] : args[0];
-          const event = begin(method, this.transaction.db.name, short(key));
+          const event = begin(method, this.transaction.db.name, short(key), asked);
           request.addEventListener('success', finish(event));
           request.addEventListener('error', finish(event));
           return request;
