@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Storage } from './types';
+import { isSharedStorage, type Storage } from './types';
 
 /**
  * The behaviour every Storage must show; each implementation's test calls
@@ -83,6 +83,37 @@ export function describeStorageContract(name: string, open: () => Promise<Storag
       room = await s.loadRoom('r');
       expect(room?.meta.version).toBe(3);
       expect(room?.entries.map((e) => e.key).sort()).toEqual(['a', 'b']);
+      await s.close();
+    });
+
+    it.runIf(groups)('stores a group as its batches one after the other would: last writes win, a later horizon prunes an earlier tombstone', async () => {
+      const s = await open();
+      await s.createRoom('r', 0);
+      await s.commitBatch('r', { baseVersion: 0, version: 1, entries: [{ key: 'old', json: undefined, version: 1 }, { key: 'kept', json: undefined, version: 1 }], clients: [] });
+      await s.commitBatches!('r', [
+        { baseVersion: 1, version: 2, entries: [{ key: 'x', json: undefined, version: 2 }, { key: 'k', json: '1', version: 2 }, { key: 'kept', json: '1', version: 2 }], clients: [{ clientID: 'c1', clientGroupID: 'g1', lastMutationID: 1 }] },
+        { baseVersion: 2, version: 3, entries: [{ key: 'k', json: '2', version: 3 }], clients: [{ clientID: 'c2', clientGroupID: 'g1', lastMutationID: 1, userID: 'u' }] },
+        // Prunes the tombstones of "old" (before the group) and "x" (written by the group's first batch).
+        { baseVersion: 3, version: 4, entries: [{ key: 'y', json: '"y"', version: 4 }], clients: [{ clientID: 'c1', clientGroupID: 'g1', lastMutationID: 3 }], tombstoneHorizon: 2 },
+      ]);
+      const room = await s.loadRoom('r');
+      expect(room?.meta).toMatchObject({ version: 4, tombstoneHorizon: 2 });
+      expect([...room!.entries].sort((x, y) => (x.key < y.key ? -1 : 1))).toEqual([
+        { key: 'k', json: '2', version: 3 },
+        { key: 'kept', json: '1', version: 2 },
+        { key: 'y', json: '"y"', version: 4 },
+      ]);
+      expect([...room!.clients].sort((x, y) => (x.clientID < y.clientID ? -1 : 1))).toEqual([
+        { clientID: 'c1', clientGroupID: 'g1', lastMutationID: 3 },
+        { clientID: 'c2', clientGroupID: 'g1', lastMutationID: 1, userID: 'u' },
+      ]);
+      // What changed since each version: entries and clients carry the version of the batch that last wrote them.
+      if (isSharedStorage(s)) {
+        const since2 = (await s.changesSince('r', 2))!;
+        expect(since2.entries).toEqual(expect.arrayContaining([{ key: 'k', json: '2', version: 3 }, { key: 'y', json: '"y"', version: 4 }]));
+        expect(since2.entries).toHaveLength(2);
+        expect(since2.clients).toHaveLength(2);
+      }
       await s.close();
     });
 

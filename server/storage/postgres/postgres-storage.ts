@@ -88,25 +88,29 @@ const SQL = {
     SELECT 0 AS kind, key AS a, value AS b, NULL::text AS c, version AS n FROM roomsync_entries WHERE room_id = $1 AND version > (SELECT v FROM since)
     UNION ALL
     SELECT 1, client_id, client_group_id, user_id, last_mutation_id FROM roomsync_clients WHERE room_id = $1 AND version > (SELECT v FROM since)`,
-  // A batch in one statement: prune tombstones up to $9 (-1: none; never a key written now), upsert
-  // entries and clients, bump the version.
-  write: `WITH pruned AS (
-      DELETE FROM roomsync_entries WHERE room_id = $1 AND value IS NULL AND version <= $9 AND NOT (key = ANY($2::text[]))
+  // One or more consecutive batches in one statement (so, alone, in one implicit transaction): lock
+  // the room's row if it is at the base version $10, else fail with STALE_ROOM_SQLSTATE (every
+  // write waits for that check: a one-time filter, so the row is locked before any entry, as in
+  // every other writer); prune tombstones up to $9 (-1: none; never a key written now), upsert
+  // entries and clients each with its own version ($11, $12), bring the room to version $8.
+  write: `WITH expected AS MATERIALIZED (SELECT roomsync_expect_version($1, $10)), pruned AS (
+      DELETE FROM roomsync_entries WHERE room_id = $1 AND value IS NULL AND version <= $9 AND NOT (key = ANY($2::text[])) AND EXISTS (SELECT FROM expected)
     ), entries AS (
-      INSERT INTO roomsync_entries (room_id, key, value, version) SELECT $1, k, v, $8 FROM unnest($2::text[], $3::text[]) AS t(k, v)
+      INSERT INTO roomsync_entries (room_id, key, value, version)
+      SELECT $1, k, v, n FROM unnest($2::text[], $3::text[], $11::bigint[]) AS t(k, v, n) WHERE EXISTS (SELECT FROM expected)
       ON CONFLICT (room_id, key) DO UPDATE SET value = EXCLUDED.value, version = EXCLUDED.version
     ), clients AS (
       INSERT INTO roomsync_clients (room_id, client_id, client_group_id, last_mutation_id, user_id, version)
-      SELECT $1, c, g, l, u, $8 FROM unnest($4::text[], $5::text[], $6::bigint[], $7::text[]) AS t(c, g, l, u)
+      SELECT $1, c, g, l, u, n FROM unnest($4::text[], $5::text[], $6::bigint[], $7::text[], $12::bigint[]) AS t(c, g, l, u, n) WHERE EXISTS (SELECT FROM expected)
       ON CONFLICT (room_id, client_id) DO UPDATE SET client_group_id = EXCLUDED.client_group_id,
         last_mutation_id = EXCLUDED.last_mutation_id, user_id = EXCLUDED.user_id, version = EXCLUDED.version
+    ), room AS (
+      UPDATE roomsync_rooms SET version = $8, tombstone_horizon = GREATEST(tombstone_horizon, $9) WHERE room_id = $1 AND EXISTS (SELECT FROM expected)
     )
-    UPDATE roomsync_rooms SET version = $8, tombstone_horizon = GREATEST(tombstone_horizon, $9) WHERE room_id = $1`,
+    SELECT FROM expected`,
   notify: 'SELECT pg_notify($1, $2)',
   // A batch's hint, sent after its COMMIT (outside the transaction, so a hint that fails never fails the batch): only when the room reached the batch's version, not after a rollback.
   notifyReached: 'SELECT pg_notify($1, $2) FROM roomsync_rooms WHERE room_id = $3 AND version >= $4',
-  // Locks the room's row; fails the transaction (STALE_ROOM_SQLSTATE) unless the room is at $2.
-  expectVersion: 'SELECT roomsync_expect_version($1, $2)',
 };
 
 /** What roomsync_expect_version raises when the room is not at the version a batch ran against (or is gone). */
@@ -130,7 +134,14 @@ async function pipeline(client: pg.PoolClient, queries: readonly Query[]): Promi
 }
 
 function pipelineSettled(client: pg.PoolClient, queries: readonly Query[]): Promise<PromiseSettledResult<pg.QueryResult>[]> {
-  return Promise.allSettled(queries.map((query) => (typeof query === 'string' ? client.query(query) : client.query({ ...query, values: [...query.values] }))));
+  // pg writes each query as it is submitted: corked, the whole pipeline leaves in one write.
+  const socket = (client as unknown as { connection?: { stream?: { cork?: () => void; uncork?: () => void } } }).connection?.stream;
+  socket?.cork?.();
+  try {
+    return Promise.allSettled(queries.map((query) => (typeof query === 'string' ? client.query(query) : client.query({ ...query, values: [...query.values] }))));
+  } finally {
+    socket?.uncork?.();
+  }
 }
 
 const toMeta = (roomID: string, r: RoomRow): RoomMeta => ({
@@ -147,6 +158,46 @@ const toClient = (r: ClientRow): StoredClient => ({
   lastMutationID: Number(r.last_mutation_id),
   ...(r.user_id === null ? {} : { userID: r.user_id }),
 });
+
+/**
+ * The write of consecutive batches as one: each key and client as the last
+ * batch that wrote it left it, with that batch's version; the newest
+ * version; the highest tombstone horizon (prune keeps every key written in
+ * the group).
+ */
+function writeQuery(roomID: string, batches: readonly BatchCommit[]): Query {
+  const last = batches.at(-1)!;
+  let horizon = -1;
+  for (const b of batches) horizon = Math.max(horizon, b.tombstoneHorizon ?? -1);
+  let entries: readonly StoredEntry[] = batches[0]!.entries;
+  let clients: readonly (StoredClient & { readonly version: number })[];
+  if (batches.length === 1) {
+    clients = last.clients.map((c) => ({ ...c, version: last.version }));
+  } else {
+    const byKey = new Map<string, StoredEntry>();
+    const byClient = new Map<string, StoredClient & { readonly version: number }>();
+    for (const b of batches) {
+      for (const e of b.entries) byKey.set(e.key, e);
+      for (const c of b.clients) byClient.set(c.clientID, { ...c, version: b.version });
+    }
+    entries = [...byKey.values()];
+    clients = [...byClient.values()];
+  }
+  return q('write', [
+    roomID,
+    entries.map((x) => x.key),
+    entries.map((x) => x.json ?? null),
+    clients.map((x) => x.clientID),
+    clients.map((x) => x.clientGroupID),
+    clients.map((x) => x.lastMutationID),
+    clients.map((x) => x.userID ?? null),
+    last.version,
+    horizon,
+    batches[0]!.baseVersion,
+    entries.map((x) => x.version),
+    clients.map((x) => x.version),
+  ]);
+}
 
 /**
  * Rooms in PostgreSQL, shared by any number of server processes. A batch is
@@ -349,22 +400,19 @@ export class PostgresStorage implements SharedStorage {
     }
   }
 
-  /** The statement that writes a batch and bumps the room's version. */
-  private writeQuery(roomID: string, batch: BatchCommit): Query {
-    const e = batch.entries;
-    const c = batch.clients;
-    if (e.some((x) => x.version !== batch.version)) throw new Error('Every entry of a batch carries the batch\'s version');
-    return q('write', [
-      roomID,
-      e.map((x) => x.key),
-      e.map((x) => x.json ?? null),
-      c.map((x) => x.clientID),
-      c.map((x) => x.clientGroupID),
-      c.map((x) => x.lastMutationID),
-      c.map((x) => x.userID ?? null),
-      batch.version,
-      batch.tombstoneHorizon ?? -1,
-    ]);
+  /**
+   * The statements that write consecutive batches, each checking the
+   * version it ran against: one for the whole group when that stores the
+   * same as one per batch in turn (no batch's tombstone horizon reaches a
+   * version written in the group, whose tombstones the batches after it
+   * would prune: the statement's prune sees only what was there before it),
+   * else one per batch.
+   */
+  private writeQueries(roomID: string, batches: readonly BatchCommit[]): Query[] {
+    for (const b of batches) if (b.entries.some((x) => x.version !== b.version)) throw new Error('Every entry of a batch carries the batch\'s version');
+    const base = batches[0]!.baseVersion;
+    if (batches.length === 1 || batches.every((b) => (b.tombstoneHorizon ?? -1) <= base)) return [writeQuery(roomID, batches)];
+    return batches.map((b) => writeQuery(roomID, [b]));
   }
 
   /**
@@ -380,10 +428,10 @@ export class PostgresStorage implements SharedStorage {
   }
 
   /**
-   * One round trip: BEGIN, lock the room's row if it is still at the batch's
-   * base version, write, COMMIT, NOTIFY. A room at another version (another
-   * node committed meanwhile, or deleted it) rolls back with StaleRoomError;
-   * nothing is written.
+   * One round trip: one statement that locks the room's row if it is still
+   * at the batch's base version and writes, then the NOTIFY. A room at
+   * another version (another node committed meanwhile, or deleted it) fails
+   * with StaleRoomError; nothing is written.
    */
   async commitBatch(roomID: string, batch: BatchCommit): Promise<void> {
     return this.commitBatches(roomID, [batch]);
@@ -391,8 +439,9 @@ export class PostgresStorage implements SharedStorage {
 
   /**
    * Consecutive batches of a room in one transaction, one round trip and one
-   * WAL flush: BEGIN, the version check against the first, a write per
-   * batch, COMMIT, NOTIFY of the last version.
+   * WAL flush: usually one statement (the version check against the first
+   * and the group's writes), else BEGIN, a write per batch (each checking
+   * its base version), COMMIT; then the NOTIFY of the last version.
    */
   async commitBatches(roomID: string, batches: readonly BatchCommit[]): Promise<void> {
     checkConsecutive(batches);
@@ -403,34 +452,36 @@ export class PostgresStorage implements SharedStorage {
     } catch (error) {
       throw classifyPgError(error, 'committing a batch');
     }
-    await this.settleCommit(client, roomID, batches, ['BEGIN', q('expectVersion', [roomID, batches[0]!.baseVersion])]);
+    await this.settleCommit(client, roomID, batches, false);
   }
 
   /**
-   * Sends `first` (for a transaction not open yet: BEGIN and the version
-   * check), the batches' writes, COMMIT and the version hint at once, and
+   * Sends the batches' writes (in a transaction of their own unless `inTransaction`
+   * or one statement), COMMIT when needed and the version hint at once, and
    * returns the connection to the pool.
    */
-  async settleCommit(client: pg.PoolClient, roomID: string, batches: readonly BatchCommit[], first: readonly Query[]): Promise<void> {
+  async settleCommit(client: pg.PoolClient, roomID: string, batches: readonly BatchCommit[], inTransaction: boolean): Promise<void> {
     let writes: Query[];
     try {
-      writes = batches.map((b) => this.writeQuery(roomID, b));
+      writes = this.writeQueries(roomID, batches);
     } catch (error) {
       await this.finish(client, undefined);
       throw error;
     }
     const last = batches.at(-1)!;
-    const settled = await pipelineSettled(client, [...first, ...writes, 'COMMIT', this.versionHint(roomID, last.version)]);
-    const hint = settled.pop()!;
+    const hint = this.versionHint(roomID, last.version);
+    const queries = inTransaction ? [...writes, 'COMMIT', hint] : writes.length === 1 ? [writes[0]!, hint] : ['BEGIN', ...writes, 'COMMIT', hint];
+    const settled = await pipelineSettled(client, queries);
+    const hinted = settled.pop()!;
     const failed = settled.find((r) => r.status === 'rejected');
     if (failed !== undefined) {
       await this.finish(client, failed.reason);
       if ((failed.reason as { code?: unknown }).code === STALE_ROOM_SQLSTATE) throw new StaleRoomError(roomID, batches[0]!.baseVersion);
       throw classifyPgError(failed.reason, 'committing a batch');
     }
-    if (hint.status === 'rejected') {
-      this.logger.warn('could not notify other nodes of a batch (their poll catches up)', { error: hint.reason });
-      client.release(isTransientPgError(hint.reason) ? (hint.reason as Error) : undefined);
+    if (hinted.status === 'rejected') {
+      this.logger.warn('could not notify other nodes of a batch (their poll catches up)', { error: hinted.reason });
+      client.release(isTransientPgError(hinted.reason) ? (hinted.reason as Error) : undefined);
       return;
     }
     client.release();
@@ -517,7 +568,7 @@ class PgRoomLock implements RoomLock {
       await this.storage.finish(this.client, undefined);
       throw new StaleRoomError(this.roomID, batch.baseVersion);
     }
-    await this.storage.settleCommit(this.client, this.roomID, [batch], []);
+    await this.storage.settleCommit(this.client, this.roomID, [batch], true);
   }
 
   async release(): Promise<void> {
