@@ -12,7 +12,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { connect as netConnect, type Socket } from 'node:net';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { createInterface } from 'node:readline';
@@ -29,7 +29,8 @@ const RTT_SAMPLES = 2000;
 const RTT_WARMUP = 200;
 const FANOUT_CLIENTS = 100;
 const FANOUT_SAMPLES = 200;
-const SUSTAIN_MS = 3000;
+/** BENCH_SUSTAIN_MS: how long each sustained row runs (longer for profiles and per-thread CPU). */
+const SUSTAIN_MS = Number(process.env.BENCH_SUSTAIN_MS ?? '3000');
 const IN_FLIGHT_PER_CLIENT = 8;
 const FSYNC_SAMPLES = 500;
 const BIG_FANOUT_SOCKETS = 2000;
@@ -42,13 +43,18 @@ const PG_SETTINGS = Object.fromEntries((process.env.BENCH_PG_SETTINGS ?? '').spl
 /** Clients of the hot room in the storage rows: few, so batches stay small and their rate shows what one room can take. */
 const HOT_ROOM_CLIENTS = 4;
 /** BENCH_SERVER_ROWS=storage: only the SQLite-vs-PostgreSQL rows; =hot: only their hot-room rows (quick A/B runs). */
-const ONLY_STORAGE_ROWS = process.env.BENCH_SERVER_ROWS === 'storage' || process.env.BENCH_SERVER_ROWS === 'hot';
+const ONLY_STORAGE_ROWS = process.env.BENCH_SERVER_ROWS === 'storage' || process.env.BENCH_SERVER_ROWS === 'hot' || process.env.BENCH_SERVER_ROWS === 'cluster';
 const ONLY_HOT_ROWS = process.env.BENCH_SERVER_ROWS === 'hot';
 /** BENCH_SERVER_ROWS=fanout: only the fan-out of a 100 KB poke to 2,000 sockets, BENCH_FANOUT_RUNS times (default 1), each on a fresh server. */
 const ONLY_BIG_FANOUT = process.env.BENCH_SERVER_ROWS === 'fanout';
 const BIG_FANOUT_RUNS = Number(process.env.BENCH_FANOUT_RUNS ?? '1');
 /** BENCH_SERVER_ROWS=rtt: only the first table (push → own poke on SQLite, memory, rooms in the main thread). */
 const ONLY_RTT_ROWS = process.env.BENCH_SERVER_ROWS === 'rtt';
+/** BENCH_SERVER_ROWS=cluster: only the 50 rooms × 2 clients PostgreSQL rows (1 node, 3 nodes rooms spread, clients spread), BENCH_CLUSTER_ROUNDS times (default 1) in alternating rounds. */
+const ONLY_CLUSTER_ROWS = process.env.BENCH_SERVER_ROWS === 'cluster';
+const CLUSTER_ROUNDS = Number(process.env.BENCH_CLUSTER_ROUNDS ?? '1');
+/** BENCH_CLUSTER_LOADS=one,rooms,clients (default all): which of those rows each round runs, e.g. =rooms to profile the nodes under one load. */
+const CLUSTER_LOADS = new Set((process.env.BENCH_CLUSTER_LOADS ?? 'one,rooms,clients').split(','));
 /** More server flags for every server this bench starts, e.g. BENCH_SERVER_ARGS="--room-workers 0". */
 const EXTRA_SERVER_ARGS = (process.env.BENCH_SERVER_ARGS ?? '').split(' ').filter((a) => a !== '');
 /** Node flags for every server this bench starts, e.g. BENCH_SERVER_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" (NODE_OPTIONS refuses --cpu-prof). */
@@ -132,6 +138,8 @@ class BenchClient {
         resolve();
       });
       c.ws.on('error', reject);
+      // A refused connect (an error frame, then the close) fails the bench instead of waiting forever.
+      c.ws.on('close', (code, reason) => reject(new Error(`connect to ${roomID} closed (${code} ${reason.toString()})`)));
     });
     return c;
   }
@@ -223,6 +231,12 @@ async function fanOut(origin: string): Promise<number[]> {
 /** CPU seconds (user + system) a process has used so far, from /proc. */
 function cpuSeconds(pid: number): number {
   const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS_PER_SECOND;
+}
+
+/** CPU seconds of a process's main thread (its other threads: room workers, libuv, V8's). */
+function mainThreadCpuSeconds(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/task/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
   return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS_PER_SECOND;
 }
 
@@ -414,6 +428,15 @@ async function crossNodeRoundTrips(pushOrigin: string, watchOrigin: string): Pro
   return times;
 }
 
+/** Busy and total CPU seconds of the whole machine (every core, every process: other work on it too), from /proc/stat. */
+function machineCpuSeconds(): { busy: number; total: number } {
+  const [, ...ticks] = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/);
+  const n = ticks.map(Number);
+  const idle = n[3]! + n[4]!; // idle + iowait
+  const total = n.slice(0, 8).reduce((a, b) => a + b, 0); // user nice system idle iowait irq softirq steal
+  return { busy: (total - idle) / CLOCK_TICKS_PER_SECOND, total: total / CLOCK_TICKS_PER_SECOND };
+}
+
 /** CPU seconds of PostgreSQL: the postmaster, its finished children and its live ones (backends, workers). */
 function postgresCpuSeconds(postmaster: number): number {
   const stat = (pid: number) => readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
@@ -451,13 +474,28 @@ interface LoadFigures {
   readonly commits: number;
   /** "% of a core" per process, e.g. "nodes 95/90/88%, PostgreSQL 60%, bench 40%". */
   readonly cpu: string;
+  /** All those processes together, in % of one core (the machine has CORES × 100%). */
+  readonly totalCpu: number;
+  /** The whole machine meanwhile (these processes and any other work), in % of one core. */
+  readonly machineCpu: number;
 }
+
+const CORES = availableParallelism();
+
+/** "190% of 200%": the CPU the run used against what the machine has; near the whole, the cores bound the figure. */
+/** CPU of all those processes per acknowledged mutation: what decides the figure once the cores are the bound. */
+const cpuPerMutation = (f: LoadFigures) => `${fixed((f.totalCpu * 1e4) / f.mutations, 0)} µs`;
+
+const cpuBound = (f: LoadFigures) =>
+  `${fixed(f.totalCpu, 0)}% of ${CORES * 100}% (machine ${fixed(f.machineCpu, 0)}%)${f.machineCpu >= CORES * 100 * 0.9 ? ', cores-bound' : ''}`;
 
 /** One sustained run with the CPU of every process and the batches the nodes stored. */
 async function measuredLoad(nodes: readonly Child[], postmaster: number | undefined, run: () => Promise<number>): Promise<LoadFigures> {
   const cpu0 = nodes.map((n) => cpuSeconds(n.proc.pid!));
+  const main0 = nodes.map((n) => mainThreadCpuSeconds(n.proc.pid!));
   const pg0 = postmaster === undefined ? 0 : postgresCpuSeconds(postmaster);
   const bench0 = process.cpuUsage();
+  const machine0 = machineCpuSeconds();
   const before = await batchesSoFar(nodes);
   const wall0 = performance.now();
   const mutations = await run();
@@ -465,10 +503,19 @@ async function measuredLoad(nodes: readonly Child[], postmaster: number | undefi
   const after = await batchesSoFar(nodes);
   const pct = (seconds: number) => `${fixed((100 * seconds) / wall, 0)}%`;
   const bench = process.cpuUsage(bench0);
-  const parts = [`node${nodes.length > 1 ? 's' : ''} ${nodes.map((n, i) => pct(cpuSeconds(n.proc.pid!) - cpu0[i]!)).join('/')}`];
-  if (postmaster !== undefined) parts.push(`PostgreSQL ${pct(postgresCpuSeconds(postmaster) - pg0)}`);
-  parts.push(`bench ${pct((bench.user + bench.system) / 1e6)}`);
-  return { mutations, batches: (after.batches - before.batches) / wall, commits: (after.commits - before.commits) / wall, cpu: parts.join(', ') };
+  const nodeSeconds = nodes.map((n, i) => cpuSeconds(n.proc.pid!) - cpu0[i]!);
+  const pgSeconds = postmaster === undefined ? 0 : postgresCpuSeconds(postmaster) - pg0;
+  const benchSeconds = (bench.user + bench.system) / 1e6;
+  const mainSeconds = nodes.map((n, i) => mainThreadCpuSeconds(n.proc.pid!) - main0[i]!);
+  // Each node as total (main thread + its other threads: room workers, libuv, GC).
+  const perNode = nodeSeconds.map((t, i) => `${pct(t)} (${fixed((100 * mainSeconds[i]!) / wall, 0)}+${fixed((100 * (t - mainSeconds[i]!)) / wall, 0)})`);
+  const parts = [`node${nodes.length > 1 ? 's' : ''} ${perNode.join(' / ')}`];
+  if (postmaster !== undefined) parts.push(`PostgreSQL ${pct(pgSeconds)}`);
+  parts.push(`bench ${pct(benchSeconds)}`);
+  const totalCpu = (100 * (nodeSeconds.reduce((a, b) => a + b, 0) + pgSeconds + benchSeconds)) / wall;
+  const machine = machineCpuSeconds();
+  const machineCpu = (100 * CORES * (machine.busy - machine0.busy)) / (machine.total - machine0.total);
+  return { mutations, batches: (after.batches - before.batches) / wall, commits: (after.commits - before.commits) / wall, cpu: parts.join(', '), totalCpu, machineCpu };
 }
 
 /** The storages side by side: SQLite (one node) and PostgreSQL (one and three nodes). */
@@ -477,7 +524,9 @@ async function runStorageRows(dataDir: string, echoP50: number): Promise<void> {
   const nodes: Child[] = [];
   try {
     const databaseURL = await postgres.createDatabase('bench');
-    for (let i = 0; i < 3; i++) nodes.push(await startServer(['--postgres', databaseURL]));
+    // Every sustained run makes 50 fresh rooms from this one address: repeated rounds would pass the default 100 per hour and hang on a refused connect.
+    const roomQuota = ['--rooms-per-address', '100000', '--rooms-per-user', '100000'];
+    for (let i = 0; i < 3; i++) nodes.push(await startServer(['--postgres', databaseURL, ...roomQuota]));
     const sqlite = await startServer(['--data-dir', join(dataDir, 'rows')]);
     nodes.push(sqlite);
     const [a, b, c] = nodes as [Child, Child, Child];
@@ -486,7 +535,30 @@ async function runStorageRows(dataDir: string, echoP50: number): Promise<void> {
         [`1 hot room × ${HOT_ROOM_CLIENTS} clients, SQLite, 1 node`, await measuredLoad([sqlite], undefined, () => sustained(sqlite.url, 1, HOT_ROOM_CLIENTS))],
         [`1 hot room × ${HOT_ROOM_CLIENTS} clients, PostgreSQL, 1 node`, await measuredLoad([a], postgres.pid(), () => sustained(a.url, 1, HOT_ROOM_CLIENTS))],
       ];
-      printTable(`server: sustained hot room, ${SUSTAIN_MS / 1000} s, ${IN_FLIGHT_PER_CLIENT} in flight per client`, ['load', 'mutations/s', 'batches/s', 'commits/s', 'CPU (% of one core, per process)'], hot.map(([name, f]) => [name, fixed(f.mutations, 0), fixed(f.batches, 0), fixed(f.commits, 0), f.cpu]));
+      printTable(`server: sustained hot room, ${SUSTAIN_MS / 1000} s, ${IN_FLIGHT_PER_CLIENT} in flight per client`, ['load', 'mutations/s', 'batches/s', 'commits/s', 'CPU/mutation', 'CPU used', 'CPU (% of one core per process; a node: main thread + other threads)'], hot.map(([name, f]) => [name, fixed(f.mutations, 0), fixed(f.batches, 0), fixed(f.commits, 0), cpuPerMutation(f), cpuBound(f), f.cpu]));
+      return;
+    }
+    if (ONLY_CLUSTER_ROWS) {
+      const rows: string[][] = [];
+      const loads: [key: string, name: string, run: () => Promise<LoadFigures>][] = [
+        ['one', '1 node', () => measuredLoad([a], postgres.pid(), () => sustained(a.url, 50, 2))],
+        ['rooms', '3 nodes, rooms spread', () => measuredLoad([a, b, c], postgres.pid(), () => sustained([a.url, b.url, c.url], 50, 2, true))],
+        ['clients', '3 nodes, clients spread', () => measuredLoad([a, b, c], postgres.pid(), () => sustained([a.url, b.url, c.url], 50, 2))],
+      ];
+      for (let round = 1; round <= CLUSTER_ROUNDS; round++) {
+        let one: number | undefined;
+        for (const [key, name, run] of loads) {
+          if (!CLUSTER_LOADS.has(key)) continue;
+          const f = await run();
+          if (key === 'one') one = f.mutations;
+          rows.push([`round ${round}: ${name}`, fixed(f.mutations, 0), fixed(f.batches, 0), fixed(f.commits, 0), one === undefined ? '' : `${fixed(f.mutations / one, 2)}×`, cpuPerMutation(f), cpuBound(f), f.cpu]);
+        }
+      }
+      printTable(
+        `server on PostgreSQL: 50 rooms × 2 clients, sustained, ${SUSTAIN_MS / 1000} s, ${IN_FLIGHT_PER_CLIENT} in flight per client (target: 3 nodes ≥ 1.5× 1 node)`,
+        ['load', 'mutations/s', 'batches/s', 'commits/s', 'vs 1 node', 'CPU/mutation', 'CPU used', 'CPU (% of one core per process; a node: main thread + other threads)'],
+        rows,
+      );
       return;
     }
     const own = await pushRoundTrips(a.url);
@@ -511,8 +583,8 @@ async function runStorageRows(dataDir: string, echoP50: number): Promise<void> {
     const oneNode = loads[4]![1].mutations;
     printTable(
       `server on PostgreSQL: sustained, ${SUSTAIN_MS / 1000} s, ${IN_FLIGHT_PER_CLIENT} in flight per client (targets: hot room > 1,000 batches/s; 50 rooms on 3 nodes ≥ 1.5× 1 node)`,
-      ['load', 'mutations/s', 'batches/s', 'commits/s', 'vs 1 node', 'CPU (% of one core, per process)'],
-      loads.map(([name, f]) => [name, fixed(f.mutations, 0), fixed(f.batches, 0), fixed(f.commits, 0), name.startsWith('50 rooms') && name.includes('PostgreSQL') ? `${fixed(f.mutations / oneNode, 2)}×` : '', f.cpu]),
+      ['load', 'mutations/s', 'batches/s', 'commits/s', 'vs 1 node', 'CPU/mutation', 'CPU used', 'CPU (% of one core per process; a node: main thread + other threads)'],
+      loads.map(([name, f]) => [name, fixed(f.mutations, 0), fixed(f.batches, 0), fixed(f.commits, 0), name.startsWith('50 rooms') && name.includes('PostgreSQL') ? `${fixed(f.mutations / oneNode, 2)}×` : '', cpuPerMutation(f), cpuBound(f), f.cpu]),
     );
   } finally {
     for (const n of nodes) await stop(n);
