@@ -5,7 +5,7 @@ import { PersistentDagStore } from '../dag/store';
 import type { Chunk, DagRead, Hash } from '../dag/types';
 import { MemoryStore } from '../kv/memory-store';
 import { readBTree, writeBTree } from './btree';
-import { nodeFromChunk } from './node';
+import { NODE_HINT, nodeFromChunk } from './node';
 import type { BTreeReader, Entry } from './types';
 
 const NAME = 'btree-test';
@@ -199,6 +199,45 @@ describe('B+tree', () => {
     });
     await store.withRead(async (r) => {
       await expect(readBTree(r, bad).get('a')).rejects.toBeInstanceOf(CorruptedStorageError);
+    });
+  });
+
+  it('a stored node read with its data alone (NODE_HINT) has the refs it was stored with, at every level', async () => {
+    const { store, root } = await build(Array.from({ length: 10_000 }, (_, i) => [key(i), { i, text: 'v'.repeat(1_000) }] as const));
+    await store.withRead(async (r) => {
+      let level: Hash[] = [root];
+      let internal = 0;
+      let leaves = 0;
+      while (level.length > 0) {
+        const next: Hash[] = [];
+        for (const hash of level) {
+          const full = await r.mustGetChunk(hash);
+          const fromData = await r.mustGetChunk(hash, NODE_HINT);
+          expect(fromData.data).toEqual(full.data);
+          expect(fromData.refs).toEqual(full.refs);
+          if (full.refs.length > 0) internal++;
+          else leaves++;
+          next.push(...full.refs);
+        }
+        level = next;
+      }
+      // A tree of three levels or more: internal nodes below the root are checked too.
+      expect(internal).toBeGreaterThan(1);
+      expect(leaves).toBeGreaterThan(internal);
+    });
+  });
+
+  it('an internal node whose entry holds no hash is corrupted storage when read with NODE_HINT', async () => {
+    const store = dagStore();
+    const bad = await store.withWrite(async (w) => {
+      const chunk: Chunk = w.createChunk([1, [['a', 42]]], []);
+      await w.putChunk(chunk);
+      await w.setHead('bad', chunk.hash);
+      await w.commit();
+      return chunk.hash;
+    });
+    await store.withRead(async (r) => {
+      await expect(r.getChunk(bad, NODE_HINT)).rejects.toBeInstanceOf(CorruptedStorageError);
     });
   });
 

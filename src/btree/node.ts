@@ -14,7 +14,7 @@
 import type { ReadonlyJSONValue } from '../../protocol/json';
 import { CorruptedStorageError } from '../dag/errors';
 import { estimateJSONSize } from '../dag/json-size';
-import type { Chunk, Hash } from '../dag/types';
+import type { Chunk, ChunkHint, Hash } from '../dag/types';
 import type { Entry } from './types';
 
 export type Child = Hash | MemNode;
@@ -103,6 +103,26 @@ export function nodeFromChunk(chunk: Chunk): Node {
   (chunk as NodeChunk)[NODE] = node;
   return node;
 }
+
+/**
+ * The refs of a stored node, from its data: an internal node refers to its
+ * children in entry order (the writer stores exactly these), a leaf to
+ * nothing. Data that is no node gives none (reading it as a node fails).
+ */
+export function nodeRefs(data: ReadonlyJSONValue, hash: Hash): readonly Hash[] {
+  if (!Array.isArray(data) || data.length !== 2 || typeof data[0] !== 'number' || data[0] === 0 || !Array.isArray(data[1])) return [];
+  const entries = data[1] as readonly (readonly [string, unknown])[];
+  const refs: Hash[] = new Array(entries.length);
+  for (let i = 0; i < entries.length; i++) {
+    const child = entries[i]?.[1];
+    if (typeof child !== 'string') throw new CorruptedStorageError(hash, 'an internal node entry must hold a child hash');
+    refs[i] = child;
+  }
+  return refs;
+}
+
+/** Read a stored node with its data alone: its refs follow from it. */
+export const NODE_HINT: ChunkHint = { refsOf: nodeRefs };
 
 /** Node data to store in a chunk, once every child has a hash. */
 export function chunkData(level: number, entries: readonly NodeEntry[]): ReadonlyJSONValue {

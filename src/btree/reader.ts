@@ -3,7 +3,7 @@ import type { ReadonlyJSONValue } from '../../protocol/json';
 import type { ChunkHint, DagRead } from '../dag/types';
 import { compareUTF8 } from './compare';
 import { diffTrees, mergeDiff, type DiffSide } from './diff';
-import { lowerBound, nodeFromChunk, type Child, type InternalEntry, type Node } from './node';
+import { lowerBound, NODE_HINT, nodeFromChunk, type Child, type InternalEntry, type Node } from './node';
 import { ScanIterator } from './scan-iterator';
 import type { BTreeReader, DiffOp, Entry } from './types';
 
@@ -46,7 +46,7 @@ export class BTreeRead implements BTreeReader, DiffSide {
 
   /** `leaf`: the caller knows the child is a leaf (under a level-1 node), which refers to no chunk. */
   async load(child: Child, leaf = false): Promise<Node> {
-    return this.loadNow(child) ?? nodeFromChunk(await this.dag.mustGetChunk(child as string, leaf ? LEAF : undefined));
+    return this.loadNow(child) ?? nodeFromChunk(await this.dag.mustGetChunk(child as string, leaf ? LEAF : NODE_HINT));
   }
 
   /** The node when it is at hand, without waiting (undefined: load it). */

@@ -93,9 +93,10 @@ class PersistentRead implements PersistentDagRead {
   }
 
   async getChunk(hash: Hash, hint?: ChunkHint): Promise<Chunk | undefined> {
-    if (hint?.noRefs === true) {
+    if (hint?.noRefs === true || hint?.refsOf !== undefined) {
       const data = await this.kv.get(chunkDataKey(hash));
-      return data === undefined ? undefined : { hash, data, refs: [] };
+      if (data === undefined) return undefined;
+      return { hash, data, refs: hint.refsOf === undefined ? [] : hint.refsOf(data, hash) };
     }
     const [data, refs] = await Promise.all([this.kv.get(chunkDataKey(hash)), this.storedRefs(hash)]);
     if (data === undefined) return undefined;

@@ -20,6 +20,12 @@ export interface ChunkHint {
    * from storage (its refs are not stored). Wrong for a chunk with refs.
    */
   readonly noRefs?: boolean;
+  /**
+   * The chunk's refs follow from its data (e.g. a B+tree node's children):
+   * only its data is read from storage, and its refs are these. Must give
+   * exactly the refs it was stored with.
+   */
+  readonly refsOf?: (data: ReadonlyJSONValue, hash: Hash) => readonly Hash[];
 }
 
 export interface DagRead {
