@@ -126,6 +126,9 @@ export class Reflect<MD extends MutatorDefs = MutatorDefs> {
   readonly #presence: PresenceClient;
   readonly #logger: Logger;
   readonly #ready: Promise<Store>;
+  /** Resolves once the store can be read (before the join's commit has ended; see ClientStoreOptions.onReadable). */
+  readonly #readable: Promise<Store>;
+  #onReadable: ((store: Store) => void) | undefined;
   readonly #statusListeners = new Set<(status: ConnectionStatus) => void>();
   readonly #pendingListeners = new Set<(count: number) => void>();
   #store: Store | undefined;
@@ -146,6 +149,7 @@ export class Reflect<MD extends MutatorDefs = MutatorDefs> {
   #clientGroupID: string | undefined;
   #waitForLog = false;
   #loggedNotice: Throttle | undefined;
+  #shuttingDown: Promise<void> | undefined;
 
   constructor(options: ReflectOptions<MD>) {
     if (typeof options.userID !== 'string' || options.userID === '') {
@@ -172,7 +176,14 @@ export class Reflect<MD extends MutatorDefs = MutatorDefs> {
       clientID: this.clientID,
     });
     this.mutate = this.#makeMutators();
+    let readableFailed: (error: unknown) => void;
+    this.#readable = new Promise<Store>((resolve, reject) => {
+      this.#onReadable = resolve;
+      readableFailed = reject;
+    });
+    this.#readable.catch(() => {});
     this.#ready = this.#open(environment);
+    this.#ready.then((store) => this.#onReadable?.(store), readableFailed!);
     this.#ready.catch((error: unknown) => this.#logger.error?.('Could not open the local store', error));
     this.clientGroupID = this.#ready.then(() => this.#clientGroupID!);
     this.#presence = presenceOf(this, environment, this.#ready, (message, error) => this.#logger.error?.(message, error));
@@ -219,7 +230,7 @@ export class Reflect<MD extends MutatorDefs = MutatorDefs> {
   }
 
   async query<R>(body: (tx: ReadTransaction) => Promise<R> | R): Promise<R> {
-    return (await this.#ready).query(body);
+    return (await this.#readable).query(body);
   }
 
   /** Calls `onData` with `body`'s result now and whenever it changes. Returns the unsubscribe function. */
@@ -278,7 +289,13 @@ export class Reflect<MD extends MutatorDefs = MutatorDefs> {
     await this.#logger.flush();
   }
 
-  async #shutDown(): Promise<void> {
+  /** Once: close() and an open that finds itself closed may both ask for it. */
+  #shutDown(): Promise<void> {
+    this.#shuttingDown ??= this.#shutDownOnce();
+    return this.#shuttingDown;
+  }
+
+  async #shutDownOnce(): Promise<void> {
     this.#connection?.close();
     this.#stopPersistOnHide?.();
     this.#loggedNotice?.cancel();
@@ -306,8 +323,6 @@ export class Reflect<MD extends MutatorDefs = MutatorDefs> {
       info: (message, ...details) => logger.info?.(message, ...details),
       warn: (message, ...details) => logger.warn?.(message, ...details),
     });
-    const channel = new TabChannel(environment.BroadcastChannel, storeBaseName(this.userID, this.roomID));
-    this.#channel = channel;
     const localMutations = new LocalMutationSignal();
     const local = await openClientStore({
       dataKv: stores.dataKv,
@@ -327,7 +342,11 @@ export class Reflect<MD extends MutatorDefs = MutatorDefs> {
       // Other tabs' mutations come in with refreshes: the count follows the view.
       onSynced: () => this.#updatePendingCount(),
       onClientStateNotFound: () => this.#clientStateNotFound(),
+      onReadable: (store) => this.#onReadable?.(store),
     });
+    // Made once the store is open (nothing is told before; what other tabs said meanwhile no listener would have heard).
+    const channel = new TabChannel(environment.BroadcastChannel, storeBaseName(this.userID, this.roomID));
+    this.#channel = channel;
     this.#local = local;
     this.#store = local.store;
     this.#loggedNotice = new Throttle(environment.timers, LOGGED_NOTICE_INTERVAL_MS, () => this.#tell('logged'));
@@ -483,7 +502,7 @@ export class Reflect<MD extends MutatorDefs = MutatorDefs> {
     if (this.#store !== undefined && !this.#closed) return start(this.#store);
     let stop: (() => void) | undefined;
     let cancelled = false;
-    this.#ready.then(
+    this.#readable.then(
       (store) => {
         if (!cancelled && !this.#closed) stop = start(store);
       },
@@ -500,9 +519,10 @@ export class Reflect<MD extends MutatorDefs = MutatorDefs> {
   #makeMutators(): MakeMutators<MD> {
     const mutators: Record<string, (args?: unknown) => Promise<unknown>> = {};
     for (const name of Object.keys(this.#options.mutators ?? {})) {
-      // The widest solo push frame of this mutator with null arguments: all of it but the arguments.
-      const restBytes = soloPushFrameBytes(name, null, this.schemaVersion);
+      // The widest solo push frame of this mutator with null arguments: all of it but the arguments (measured at its first call, not at start-up).
+      let restBytes: number | undefined;
       mutators[name] = async (args?: unknown) => {
+        restBytes ??= soloPushFrameBytes(name, null, this.schemaVersion);
         // A mutation no push frame can carry would block the queue for good: refused now (measured exactly only when it could come near).
         if (restBytes + jsonBytesAtMost(args ?? null) > PUSH_MAX_FRAME_BYTES) assertMutationFitsPush(name, args as ReadonlyJSONValue, this.schemaVersion);
         const result = await (await this.#ready).mutate(name, args as ReadonlyJSONValue);

@@ -65,7 +65,8 @@ export function traceIndexedDB(): { readonly events: IdbEvent[]; stop(): void } 
           const asked = performance.now() - t0;
           const request = (original as (...a: unknown[]) => IDBRequest).apply(this, args);
           const key = method === 'put' ? args[1] : args[0];
-          const event = begin(method, this.transaction.db.name, short(key), asked);
+          const made = performance.now() - t0;
+          const event = begin(method, this.transaction.db.name, `${short(key)}${made - asked >= 0.05 ? ` (call ${(made - asked).toFixed(2)} ms)` : ''}`, asked);
           request.addEventListener('success', finish(event));
           request.addEventListener('error', finish(event));
           return request;

@@ -23,7 +23,7 @@ import { StoreClosedError, StoreConflictError } from '../kv/errors';
 import type { KvStore } from '../kv/types';
 import type { PendingMutation } from '../sync/server-update';
 import { DurableMutations, type DurabilityLogger } from './durable-mutations';
-import { joinClientGroup, type Joined } from './join-group';
+import { startJoiningClientGroup, type Joined } from './join-group';
 import { readLogs } from './mutation-log';
 import { TabSync, type SyncResult } from './tab-sync';
 
@@ -56,6 +56,13 @@ export interface ClientStoreOptions {
   readonly onLogged?: () => void;
   /** This client's record or its group is gone from the shared store (collected, disabled, or the database deleted). */
   readonly onClientStateNotFound: () => void;
+  /**
+   * The store can be read (not yet written): its view is open over what the
+   * join read and the logged mutations are replayed, while the joining
+   * transaction commits. A read's own IndexedDB transaction comes after that
+   * commit; mutations, persists and the rest wait for openClientStore.
+   */
+  readonly onReadable?: (store: Store) => void;
 }
 
 export interface ClientStore {
@@ -92,42 +99,62 @@ export async function openClientStore(o: ClientStoreOptions): Promise<ClientStor
   // Read while the client joins: the logs hold what a closed or crashed tab left unstored.
   const logsRead = readLogs(o.logKv);
   logsRead.catch(() => {});
-  const joined = await joinClientGroup(perdag, {
+  // The join resolves once it has read what it needs and its commit has started: the view opens over
+  // what it read while that transaction commits.
+  const { committed, ...joined } = await startJoiningClientGroup(perdag, {
     clientID: o.clientID,
     mutatorNames: Object.keys(o.mutators),
     indexes: o.indexes,
     now: o.clock(),
     newClientGroupID: o.newClientGroupID,
   });
-  if (joined.reason !== undefined) o.logger.info(`Starting client group ${joined.clientGroupID}: no stored group fits (${joined.reason})`);
-
+  committed.catch(() => {}); // awaited below
   let scheduler: PersistScheduler | undefined;
-  memdag = new LazyDagStore(perdag, {
-    createHash,
-    // Only the view needs storing; the merge head is TabSync's own scratch.
-    onCommit: (heads) => {
-      if (heads.includes(MAIN_HEAD)) scheduler?.schedule();
-    },
-    knownHeads: { [MAIN_HEAD]: joined.headHash },
-  });
-  memdag.preload(joined.preloaded);
   let durable: DurableMutations | undefined;
-  const db = await Database.open({
-    dag: memdag,
-    clientID: o.clientID,
-    mutators: o.mutators,
-    indexes: o.indexes,
-    clock: o.clock,
-    logger: o.logger,
-    compare: compareUTF8,
-    readTree: readBTree,
-    writeTree: writeBTree,
-    onLocalMutation: (mutation) => {
-      durable?.record(mutation);
-      o.onLocalMutation?.(mutation);
-    },
-  });
-  const tabSync = new TabSync({
+  let tabSync: TabSync | undefined;
+  let db: Database;
+  let store: Store;
+  try {
+    memdag = new LazyDagStore(perdag, {
+      createHash,
+      // Only the view needs storing; the merge head is TabSync's own scratch.
+      onCommit: (heads) => {
+        if (heads.includes(MAIN_HEAD)) scheduler?.schedule();
+      },
+      knownHeads: { [MAIN_HEAD]: joined.headHash },
+    });
+    memdag.preload(joined.preloaded);
+    db = await Database.open({
+      dag: memdag,
+      clientID: o.clientID,
+      mutators: o.mutators,
+      indexes: o.indexes,
+      clock: o.clock,
+      logger: o.logger,
+      compare: compareUTF8,
+      readTree: readBTree,
+      writeTree: writeBTree,
+      onLocalMutation: (mutation) => {
+        durable?.record(mutation);
+        o.onLocalMutation?.(mutation);
+      },
+    });
+    scheduler = new PersistScheduler(async () => void (await sync()), {
+      timers: o.timers,
+      clock: { now: o.clock },
+      onError: (e) => o.logger.error('Background persist failed', e),
+    });
+    store = storeOver(db, memdag, scheduler);
+    durable = new DurableMutations(o.logKv, o.clientID, joined.clientGroupID, o.logger, () => scheduler?.scheduleSoon(), () => o.onLogged?.());
+    // What a closed or crashed tab of the group left in its log is in the view before anything reads it.
+    await durable.start(store, logsRead);
+    o.onReadable?.(store);
+  } finally {
+    // The join holds (or failed) before anything else goes on: persists, the log's appends, the caller.
+    await committed;
+  }
+  if (joined.reason !== undefined) o.logger.info(`Starting client group ${joined.clientGroupID}: no stored group fits (${joined.reason})`);
+  tabSync = new TabSync({
     perdag,
     memdag,
     db,
@@ -144,11 +171,13 @@ export async function openClientStore(o: ClientStoreOptions): Promise<ClientStor
   let catchingUp: Promise<void> = Promise.resolve();
   const queuedCatchUps = new Set<string>();
   let lastResult: SyncResult | undefined;
-  const sync = async (): Promise<SyncResult> => {
+  async function sync(): Promise<SyncResult> {
     if (lost) return 'client-state-not-found';
     const ids = durable?.lastIDsToStore() ?? new Map<string, number>();
     try {
-      lastResult = await tabSync.sync();
+      // A persist a replayed mutation scheduled waits for the join like the rest (TabSync comes with it).
+      if (tabSync === undefined) await committed;
+      lastResult = await tabSync!.sync();
     } catch (error) {
       if (error instanceof StoreClosedError) lastResult = 'client-state-not-found';
       // IndexedDB ended a transaction midway: nothing was written; the next run tries again.
@@ -163,15 +192,7 @@ export async function openClientStore(o: ClientStoreOptions): Promise<ClientStor
       o.onClientStateNotFound();
     }
     return lastResult;
-  };
-  scheduler = new PersistScheduler(async () => void (await sync()), {
-    timers: o.timers,
-    clock: { now: o.clock },
-    onError: (e) => o.logger.error('Background persist failed', e),
-  });
-  const store = storeOver(db, memdag, scheduler);
-  durable = new DurableMutations(o.logKv, o.clientID, joined.clientGroupID, o.logger, () => scheduler.scheduleSoon(), () => o.onLogged?.());
-  await durable.start(store, logsRead);
+  }
 
   return {
     store,
@@ -181,7 +202,7 @@ export async function openClientStore(o: ClientStoreOptions): Promise<ClientStor
     memdag,
     viewHead: () => db.headCommit.hash,
     firstRead: db.firstRead,
-    refreshSoon: () => scheduler.scheduleSoon(),
+    refreshSoon: () => scheduler!.scheduleSoon(),
     catchUp: (clientID) => {
       // A catch-up already waiting for this client will read whatever this one would.
       if (queuedCatchUps.has(clientID)) return catchingUp;
@@ -190,10 +211,10 @@ export async function openClientStore(o: ClientStoreOptions): Promise<ClientStor
         queuedCatchUps.delete(clientID);
         if (lost || db.isClosed) return;
         try {
-          if (!(await durable!.catchUp(clientID))) scheduler.scheduleSoon();
+          if (!(await durable!.catchUp(clientID))) scheduler!.scheduleSoon();
         } catch (error) {
           if (!db.isClosed) o.logger.error(`Could not take in the logged mutations of ${clientID}`, error);
-          scheduler.scheduleSoon();
+          scheduler!.scheduleSoon();
         }
       });
       return catchingUp;

@@ -5,6 +5,7 @@
  * when data is there. One write, so two tabs opening at once end up in one group.
  */
 import { writeBTree } from '../btree/btree';
+import { NODE_HINT } from '../btree/node';
 import type { PersistentDagRead, PersistentDagStore, PersistentDagWrite } from '../dag/store';
 import type { Chunk, Hash } from '../dag/types';
 import { newCommitChunk, readChain, readCommit, type Commit, type CommitData, type SnapshotCommitData } from '../db/commit';
@@ -37,68 +38,95 @@ export interface Joined {
   readonly preloaded: readonly Chunk[];
 }
 
-export function joinClientGroup(perdag: PersistentDagStore, options: JoinOptions): Promise<Joined> {
+export async function joinClientGroup(perdag: PersistentDagStore, options: JoinOptions): Promise<Joined> {
+  const { committed, ...joined } = await startJoiningClientGroup(perdag, options);
+  await committed;
+  return joined;
+}
+
+/**
+ * joinClientGroup, resolving once everything is read and the joining
+ * transaction's commit has started: work that needs only what was read (e.g.
+ * opening the database over the preloaded chunks) can go on while it
+ * commits. The join holds once `committed` resolves; a later read of the
+ * store waits for that commit anyway (IndexedDB runs it after the write).
+ */
+export async function startJoiningClientGroup(perdag: PersistentDagStore, options: JoinOptions): Promise<Joined & { readonly committed: Promise<void> }> {
+  const w = await perdag.write();
+  let committed: Promise<void>;
+  let joined: Joined;
+  try {
+    joined = await joinIn(w, options, (commit) => (committed = commit));
+  } catch (error) {
+    w.release();
+    throw error;
+  }
+  return { ...joined, committed: committed!.finally(() => w.release()) };
+}
+
+/** The join in `w`; `started` gets the commit as soon as it starts. */
+async function joinIn(w: PersistentDagWrite, options: JoinOptions, started: (commit: Promise<void>) => void): Promise<Joined> {
   const mutatorNames = [...options.mutatorNames].sort();
-  return perdag.withWrite(async (w) => {
-    // Read in rounds: the group ids with what the client record's write reads (and every group and chain
-    // record at once, where the store can: the second round is then answered from memory), then the
-    // groups with their chains.
-    const [groupIDs] = await Promise.all([
-      readGroupIDs(w),
-      readForNewClient(w, options.clientID),
-      w.prefetchMeta(GROUP_RECORDS_PREFIX),
-      w.prefetchMeta(CHAIN_RECORDS_PREFIX),
-    ]);
-    const [groups, chains] = await Promise.all([readGroups(w), Promise.all(groupIDs.map((id) => readGroupChain(w, id)))]);
-    let joined: Omit<Joined, 'preloaded'> | undefined;
-    const reasons: string[] = [];
-    for (const [clientGroupID, group] of groups) {
-      const reason = incompatibility(group, mutatorNames, options.indexes);
-      if (reason === undefined) {
-        joined = { clientGroupID, headHash: group.headHash, how: 'joined' };
-        break;
-      }
-      reasons.push(`${clientGroupID}: ${reason}`);
+  // Read in rounds: the group ids with what the client record's write reads (and every group and chain
+  // record at once, where the store can: the second round is then answered from memory), then the
+  // groups with their chains.
+  const [groupIDs] = await Promise.all([
+    readGroupIDs(w),
+    readForNewClient(w, options.clientID),
+    w.prefetchMeta(GROUP_RECORDS_PREFIX),
+    w.prefetchMeta(CHAIN_RECORDS_PREFIX),
+  ]);
+  const [groups, chains] = await Promise.all([readGroups(w), Promise.all(groupIDs.map((id) => readGroupChain(w, id)))]);
+  let joined: Omit<Joined, 'preloaded'> | undefined;
+  const reasons: string[] = [];
+  for (const [clientGroupID, group] of groups) {
+    const reason = incompatibility(group, mutatorNames, options.indexes);
+    if (reason === undefined) {
+      joined = { clientGroupID, headHash: group.headHash, how: 'joined' };
+      break;
     }
-    if (joined === undefined) {
-      const clientGroupID = options.newClientGroupID();
-      const newest = await newestSnapshot(w, groups.values());
-      const head = newest === undefined ? await writeGenesis(w, options.indexes) : await forkSnapshot(w, newest);
-      const group: ClientGroupRecord = {
-        headHash: head,
-        mutatorNames,
-        indexes: options.indexes,
-        mutationIDs: {},
-        lastServerAckdMutationIDs: {},
-        disabled: false,
-      };
-      await writeGroup(w, clientGroupID, group, undefined);
-      joined = {
-        clientGroupID,
-        headHash: head,
-        how: newest === undefined ? 'new' : 'forked',
-        ...(reasons.length > 0 ? { reason: reasons.join('; ') } : {}),
-      };
-    }
-    const client = { heartbeatTimestampMs: options.now, headHash: joined.headHash, clientGroupID: joined.clientGroupID, tempRefreshHash: null };
-    const chain = chains[groupIDs.indexOf(joined.clientGroupID)];
-    const [, head] = await Promise.all([
-      writeClient(w, options.clientID, client, undefined),
-      readHeadChunks(w, joined.headHash, chain?.head === joined.headHash ? chain : undefined),
-      // Read with the chunks: the commit reads it again (from the transaction's memory) to count the client's head.
-      w.refCount(joined.headHash),
-    ]);
-    // The first read walks down from the root: a small top level comes in the same transaction (read with
-    // the chain when the chain lists it; else now, while the transaction commits).
-    const topLevel =
-      !head.withTop && head.root !== undefined && head.root.refs.length <= PRELOADED_ROOT_CHILDREN_MAX
-        ? Promise.all(head.root.refs.map((ref) => w.getChunk(ref)))
-        : undefined;
-    topLevel?.catch(() => {});
-    await w.commit();
-    const children = (await topLevel)?.filter((c): c is Chunk => c !== undefined) ?? [];
-    return { ...joined, preloaded: [...head.chunks, ...children] };
-  });
+    reasons.push(`${clientGroupID}: ${reason}`);
+  }
+  if (joined === undefined) {
+    const clientGroupID = options.newClientGroupID();
+    const newest = await newestSnapshot(w, groups.values());
+    const head = newest === undefined ? await writeGenesis(w, options.indexes) : await forkSnapshot(w, newest);
+    const group: ClientGroupRecord = {
+      headHash: head,
+      mutatorNames,
+      indexes: options.indexes,
+      mutationIDs: {},
+      lastServerAckdMutationIDs: {},
+      disabled: false,
+    };
+    await writeGroup(w, clientGroupID, group, undefined);
+    joined = {
+      clientGroupID,
+      headHash: head,
+      how: newest === undefined ? 'new' : 'forked',
+      ...(reasons.length > 0 ? { reason: reasons.join('; ') } : {}),
+    };
+  }
+  const client = { heartbeatTimestampMs: options.now, headHash: joined.headHash, clientGroupID: joined.clientGroupID, tempRefreshHash: null };
+  const chain = chains[groupIDs.indexOf(joined.clientGroupID)];
+  const [, head] = await Promise.all([
+    writeClient(w, options.clientID, client, undefined),
+    readHeadChunks(w, joined.headHash, chain?.head === joined.headHash ? chain : undefined),
+    // Read with the chunks: the commit reads it again (from the transaction's memory) to count the client's head.
+    w.refCount(joined.headHash),
+  ]);
+  // The first read walks down from the root: a small top level comes in the same transaction (read with
+  // the chain when the chain lists it; else now, while the transaction commits).
+  const topLevel =
+    !head.withTop && head.root !== undefined && head.root.refs.length <= PRELOADED_ROOT_CHILDREN_MAX
+      ? Promise.all(head.root.refs.map((ref) => w.getChunk(ref, NODE_HINT)))
+      : undefined;
+  topLevel?.catch(() => {});
+  const commit = w.commit();
+  commit.catch(() => {}); // awaited by the caller
+  started(commit);
+  const children = (await topLevel)?.filter((c): c is Chunk => c !== undefined) ?? [];
+  return { ...joined, preloaded: [...head.chunks, ...children] };
 }
 
 /**
@@ -114,11 +142,15 @@ async function readHeadChunks(
   if (chain === undefined) {
     const headChunk = await r.getChunk(head);
     if (headChunk === undefined) return { chunks: [], withTop: false };
-    const root = await r.getChunk((headChunk.data as unknown as CommitData).valueHash);
+    const root = await r.getChunk((headChunk.data as unknown as CommitData).valueHash, NODE_HINT);
     return root === undefined ? { chunks: [headChunk], withTop: false } : { chunks: [headChunk, root], root, withTop: false };
   }
   const top = chain.top ?? [];
-  const chunks = await Promise.all([...chain.commits, chain.root, ...top].map((hash) => r.getChunk(hash)));
+  // The root and its children are tree nodes: each is one read (their refs follow from their data).
+  const chunks = await Promise.all([
+    ...chain.commits.map((hash) => r.getChunk(hash)),
+    ...[chain.root, ...top].map((hash) => r.getChunk(hash, NODE_HINT)),
+  ]);
   const root = chunks[chain.commits.length];
   return { chunks: chunks.filter((c): c is Chunk => c !== undefined), ...(root === undefined ? {} : { root }), withTop: chain.top !== undefined };
 }
