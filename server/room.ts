@@ -130,7 +130,8 @@ export class Room {
   private idleWaiters: (() => void)[] = [];
   /** The version every connection was brought to (the state's version once the queue is free). */
   private version: number;
-  private refreshQueued = false;
+  /** A refresh is queued for hints up to this version (Infinity: a hint without one); undefined when none is. */
+  private refreshFor: number | undefined;
   /** Set while the queue waits for a batch being stored: something new arrived. */
   private wake: (() => void) | undefined;
   /** Until then (clock ms) batches lock the room first: another node wrote it lately (shared storages). */
@@ -177,10 +178,18 @@ export class Room {
    * once the queue is free, read what changed from the storage and poke.
    */
   notice(version?: number): void {
-    if ((version !== undefined && version <= this.version) || this.refreshQueued || this.broken || this.stopped) return;
-    this.refreshQueued = true;
+    if ((version !== undefined && version <= this.version) || this.broken || this.stopped) return;
+    const upTo = version ?? Number.POSITIVE_INFINITY;
+    if (this.refreshFor !== undefined) {
+      this.refreshFor = Math.max(this.refreshFor, upTo);
+      return;
+    }
+    this.refreshFor = upTo;
     this.run(async () => {
-      this.refreshQueued = false;
+      const hinted = this.refreshFor!;
+      this.refreshFor = undefined;
+      // A batch queued before it caught up under the room's lock (other nodes writing the same room): nothing more to read.
+      if (hinted <= this.version) return;
       await this.refresh();
     }).catch((error: unknown) => {
       if (error instanceof StorageUnavailableError) this.deps.logger.warn('could not catch up with other nodes yet', { roomID: this.roomID, error });
