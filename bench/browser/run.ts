@@ -6,12 +6,16 @@
  * better ours is (> 1 means ours is better, whichever way the figure goes).
  *
  * BENCH_ROUNDS=n (default 3) and BENCH_ROWS=key,key (the keys of MEASUREMENTS) narrow a run.
+ * BENCH_PROFILE=ours|replicache takes a CPU profile (CDP Profiler) of that
+ * implementation's measurements and prints where the time went (with
+ * BENCH_MINIFY=0 for readable names); its figures are then not comparable.
  */
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser, BrowserContext, CDPSession, Page } from 'playwright-core';
 import { launchChromium } from '../../e2e/chromium';
 import { fixed, median, printTable } from '../measure';
 import type { ImplName } from './page-api';
 import { serveBenchSite, type BenchSite } from './serve';
+import { printProfile, type Profile } from './startup';
 import type { Workloads } from './workloads';
 
 const DEFAULT_ROUNDS = 3;
@@ -48,6 +52,7 @@ class BenchPage {
 
   static async open(env: Env): Promise<BenchPage> {
     const page = await env.context.newPage();
+    if (process.env.BENCH_PROFILE === env.impl) await startProfiling(page);
     page.on('pageerror', (error) => console.error(`[${env.impl}] page error:`, error));
     page.on('console', (message) => {
       if (message.type() === 'error') console.error(`[${env.impl}] console:`, message.text());
@@ -70,9 +75,30 @@ class BenchPage {
     ) as Promise<Awaited<ReturnType<Workloads[K]>>>;
   }
 
-  close(): Promise<void> {
+  async close(): Promise<void> {
+    await stopProfiling(this.page);
     return this.page.close();
   }
+}
+
+const PROFILE_INTERVAL_US = 50;
+const profiling = new Map<Page, CDPSession>();
+const profiles: Profile[] = [];
+
+async function startProfiling(page: Page): Promise<void> {
+  const cdp = await page.context().newCDPSession(page);
+  await cdp.send('Profiler.enable');
+  await cdp.send('Profiler.setSamplingInterval', { interval: PROFILE_INTERVAL_US });
+  await cdp.send('Profiler.start');
+  profiling.set(page, cdp);
+}
+
+async function stopProfiling(page: Page): Promise<void> {
+  const cdp = profiling.get(page);
+  if (cdp === undefined) return;
+  profiling.delete(page);
+  const { profile } = (await cdp.send('Profiler.stop')) as unknown as { profile: Profile };
+  profiles.push(profile);
 }
 
 async function onePage<T>(env: Env, body: (page: BenchPage) => Promise<T>): Promise<T> {
@@ -224,6 +250,7 @@ export async function runBrowserBench(): Promise<void> {
     await browser.close();
     await site.close();
   }
+  if (profiles.length > 0) printProfile(profiles);
   const lines: string[][] = [];
   for (const row of ROWS) {
     const a = figures.ours[row.key];

@@ -26,14 +26,14 @@ interface ProfileNode {
   readonly callFrame: { readonly functionName: string; readonly url: string; readonly lineNumber: number; readonly columnNumber: number };
   readonly children?: readonly number[];
 }
-interface Profile {
+export interface Profile {
   readonly nodes: readonly ProfileNode[];
   readonly samples: readonly number[];
   readonly timeDeltas: readonly number[];
 }
 
 /** Self and inclusive time per function over the profiles (ms), the largest first. */
-function printProfile(profiles: readonly Profile[]): void {
+export function printProfile(profiles: readonly Profile[]): void {
   const self = new Map<string, number>();
   const total = new Map<string, number>();
   for (const profile of profiles) {
@@ -96,7 +96,7 @@ function printProfile(profiles: readonly Profile[]): void {
   for (const [n, ms] of top(total)) console.log(`${fixed(ms).padStart(10)}  ${n}`);
 }
 
-async function profiled<T>(cdp: CDPSession | undefined, profiles: Profile[], body: () => Promise<T>): Promise<T> {
+export async function profiled<T>(cdp: CDPSession | undefined, profiles: Profile[], body: () => Promise<T>): Promise<T> {
   if (cdp === undefined) return body();
   await cdp.send('Profiler.start');
   const result = await body();
