@@ -321,10 +321,20 @@ export class Room {
     /** Batches run in the engine after the group being stored, on its state, in order. */
     let ran: RanBatch[] = [];
     const groupLimit = this.deps.storage.commitBatches === undefined ? 1 : MAX_GROUP_BATCHES;
+    /** Once a group is committed, before its pokes: the batches run after it start to be stored. */
+    const successor = (): void => {
+      if (ran.length === 0 || ran[0]!.epoch !== this.epoch || !this.open || this.broken) return;
+      const group = ran.slice(0, groupLimit);
+      ran = ran.slice(groupLimit);
+      storing = this.store(group, successor);
+    };
     /** Waits for the group being stored and goes on with the next. */
     const next = async (): Promise<void> => {
       this.activity = `storing a group (${ran.length} run after it)`;
-      const retry = await storing;
+      const current = storing;
+      const retry = await current;
+      // Committed, and the batches run after it are being stored already.
+      if (storing !== current) return;
       storing = undefined;
       const waiting = ran;
       ran = [];
@@ -335,7 +345,7 @@ export class Room {
       } else if (waiting.length > 0 && (waiting[0]!.epoch !== this.epoch || !this.open || this.broken)) {
         await this.processBatches(waiting.map((r) => r.batch));
       } else if (waiting.length > 0) {
-        storing = this.store(waiting.slice(0, groupLimit));
+        storing = this.store(waiting.slice(0, groupLimit), successor);
         ran = waiting.slice(groupLimit);
       }
     };
@@ -349,9 +359,11 @@ export class Room {
           if (storing === undefined) break;
           // Until the group is stored, or something arrives that can run meanwhile.
           this.activity = `storing a group (${ran.length} run after it)`;
-          const stored = this.queue.length > 0 || (await Promise.race([storing.then(() => true), new Promise<false>((resolve) => (this.wake = () => resolve(false)))]));
+          const current = storing;
+          const stored = this.queue.length > 0 || (await Promise.race([current.then(() => true), new Promise<false>((resolve) => (this.wake = () => resolve(false)))]));
           this.wake = undefined;
-          if (stored) await next();
+          // (Its successor may be under way already: then look again.)
+          if (stored && storing === current) await next();
           continue;
         }
         const first = this.queue[0]!;
@@ -421,22 +433,24 @@ export class Room {
    * Stores batches run ahead (one commit) and pokes for each in turn;
    * answers them when they must run again (the storage refused them as
    * stale or could not be reached: the engine's state holds them, and
-   * perhaps the next ones, so it is reloaded).
+   * perhaps the next ones, so it is reloaded). Once committed, `committed`
+   * runs before the pokes (it sends the next group's commit).
    */
-  private async store(group: readonly RanBatch[]): Promise<StoreRetry | undefined> {
+  private async store(group: readonly RanBatch[], committed: () => void): Promise<StoreRetry | undefined> {
     const commits = group.flatMap((r) => (r.result.commit === undefined ? [] : [r.result.commit]));
     try {
       if (commits.length === 1) await this.deps.storage.commitBatch(this.roomID, commits[0]!);
       else if (commits.length > 1) await this.deps.storage.commitBatches!(this.roomID, commits);
-      if (commits.length > 0) this.deps.counters.commits++;
-      for (const r of group) this.settled(r.batch, r.result);
-      return undefined;
     } catch (error) {
       this.open = false;
       if (error instanceof StaleRoomError || error instanceof StorageUnavailableError) return { batches: group.map((r) => r.batch), failure: error };
       this.fail(new StorageError(`Storing a batch of room ${this.roomID} failed`, { cause: error }));
       return undefined;
     }
+    if (commits.length > 0) this.deps.counters.commits++;
+    committed();
+    for (const r of group) this.settled(r.batch, r.result);
+    return undefined;
   }
 
   /**

@@ -134,11 +134,21 @@ async function pipeline(client: pg.PoolClient, queries: readonly Query[]): Promi
 }
 
 function pipelineSettled(client: pg.PoolClient, queries: readonly Query[]): Promise<PromiseSettledResult<pg.QueryResult>[]> {
+  return Promise.all(submit(client, queries));
+}
+
+/** Sends the queries at once; each one's outcome, in order (never rejects). */
+function submit(client: pg.PoolClient, queries: readonly Query[]): Promise<PromiseSettledResult<pg.QueryResult>>[] {
   // pg writes each query as it is submitted: corked, the whole pipeline leaves in one write.
   const socket = (client as unknown as { connection?: { stream?: { cork?: () => void; uncork?: () => void } } }).connection?.stream;
   socket?.cork?.();
   try {
-    return Promise.allSettled(queries.map((query) => (typeof query === 'string' ? client.query(query) : client.query({ ...query, values: [...query.values] }))));
+    return queries.map((query) =>
+      (typeof query === 'string' ? client.query(query) : client.query({ ...query, values: [...query.values] })).then(
+        (value): PromiseSettledResult<pg.QueryResult> => ({ status: 'fulfilled', value }),
+        (reason: unknown): PromiseSettledResult<pg.QueryResult> => ({ status: 'rejected', reason }),
+      ),
+    );
   } finally {
     socket?.uncork?.();
   }
@@ -457,8 +467,9 @@ export class PostgresStorage implements SharedStorage {
 
   /**
    * Sends the batches' writes (in a transaction of their own unless `inTransaction`
-   * or one statement), COMMIT when needed and the version hint at once, and
-   * returns the connection to the pool.
+   * or one statement), COMMIT when needed and the version hint at once;
+   * settles once they are committed (the connection goes back to the pool
+   * when the hint is answered too, which the batch does not wait for).
    */
   async settleCommit(client: pg.PoolClient, roomID: string, batches: readonly BatchCommit[], inTransaction: boolean): Promise<void> {
     let writes: Query[];
@@ -471,20 +482,20 @@ export class PostgresStorage implements SharedStorage {
     const last = batches.at(-1)!;
     const hint = this.versionHint(roomID, last.version);
     const queries = inTransaction ? [...writes, 'COMMIT', hint] : writes.length === 1 ? [writes[0]!, hint] : ['BEGIN', ...writes, 'COMMIT', hint];
-    const settled = await pipelineSettled(client, queries);
-    const hinted = settled.pop()!;
-    const failed = settled.find((r) => r.status === 'rejected');
+    const outcomes = submit(client, queries);
+    const hinting = outcomes.pop()!;
+    const failed = (await Promise.all(outcomes)).find((r) => r.status === 'rejected');
     if (failed !== undefined) {
+      await hinting;
       await this.finish(client, failed.reason);
       if ((failed.reason as { code?: unknown }).code === STALE_ROOM_SQLSTATE) throw new StaleRoomError(roomID, batches[0]!.baseVersion);
       throw classifyPgError(failed.reason, 'committing a batch');
     }
-    if (hinted.status === 'rejected') {
+    void hinting.then((hinted) => {
+      if (hinted.status === 'fulfilled') return client.release();
       this.logger.warn('could not notify other nodes of a batch (their poll catches up)', { error: hinted.reason });
       client.release(isTransientPgError(hinted.reason) ? (hinted.reason as Error) : undefined);
-      return;
-    }
-    client.release();
+    });
   }
 
   async publish(event: ClusterEvent): Promise<void> {
