@@ -319,14 +319,15 @@ export class Reflect<MD extends MutatorDefs = MutatorDefs> {
       warn: (message, ...details) => logger.warn?.(message, ...details),
     });
     const logName = logStoreName(this.idbName);
-    const stores = await openLocalStores(provider, this.idbName, logName, {
+    const opened = await openLocalStores(provider, this.idbName, logName, {
       info: (message, ...details) => logger.info?.(message, ...details),
       warn: (message, ...details) => logger.warn?.(message, ...details),
     });
     const localMutations = new LocalMutationSignal();
     const local = await openClientStore({
-      dataKv: stores.dataKv,
-      logKv: stores.logKv,
+      dataKv: opened.dataKv,
+      // The join starts while the log opens.
+      logKv: opened.logKv,
       clientID: this.clientID,
       mutators: this.#storeMutators,
       indexes: options.indexes ?? {},
@@ -348,6 +349,7 @@ export class Reflect<MD extends MutatorDefs = MutatorDefs> {
     const channel = new TabChannel(environment.BroadcastChannel, storeBaseName(this.userID, this.roomID));
     this.#channel = channel;
     this.#local = local;
+    const stores: LocalStores = { provider: opened.provider, dataKv: opened.dataKv, logKv: await opened.logKv };
     this.#store = local.store;
     this.#loggedNotice = new Throttle(environment.timers, LOGGED_NOTICE_INTERVAL_MS, () => this.#tell('logged'));
     this.#waitForLog = stores.provider.cheapCommits === true;

@@ -30,8 +30,8 @@ import { TabSync, type SyncResult } from './tab-sync';
 export interface ClientStoreOptions {
   /** The shared store of the user, room and schema. */
   readonly dataKv: KvStore;
-  /** The write-ahead log beside it. */
-  readonly logKv: KvStore;
+  /** The write-ahead log beside it (the client starts joining while it opens). */
+  readonly logKv: KvStore | Promise<KvStore>;
   readonly clientID: string;
   readonly mutators: MutatorDefs;
   readonly indexes: IndexDefinitions;
@@ -97,7 +97,8 @@ export async function openClientStore(o: ClientStoreOptions): Promise<ClientStor
   // A chunk deleted from the shared store (e.g. an acknowledged chain dropped) leaves the view's cache too.
   const perdag = new PersistentDagStore(o.dataKv, { createHash, onCollected: (hash) => memdag?.forgetPersisted(hash) });
   // Read while the client joins: the logs hold what a closed or crashed tab left unstored.
-  const logsRead = readLogs(o.logKv);
+  const logKvOpened = Promise.resolve(o.logKv);
+  const logsRead = logKvOpened.then(readLogs);
   logsRead.catch(() => {});
   // The join resolves once it has read what it needs and its commit has started: the view opens over
   // what it read while that transaction commits.
@@ -145,7 +146,8 @@ export async function openClientStore(o: ClientStoreOptions): Promise<ClientStor
       onError: (e) => o.logger.error('Background persist failed', e),
     });
     store = storeOver(db, memdag, scheduler);
-    durable = new DurableMutations(o.logKv, o.clientID, joined.clientGroupID, o.logger, () => scheduler?.scheduleSoon(), () => o.onLogged?.());
+    const logKv = await logKvOpened;
+    durable = new DurableMutations(logKv, o.clientID, joined.clientGroupID, o.logger, () => scheduler?.scheduleSoon(), () => o.onLogged?.());
     // What a closed or crashed tab of the group left in its log is in the view before anything reads it.
     await durable.start(store, logsRead);
     o.onReadable?.(store);
@@ -227,7 +229,7 @@ export async function openClientStore(o: ClientStoreOptions): Promise<ClientStor
         await store.close();
         if (lastResult === 'synced') await durable!.drop();
       } finally {
-        await o.logKv.close();
+        await (await logKvOpened).close();
       }
     },
   };

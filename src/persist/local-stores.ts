@@ -41,15 +41,36 @@ export function chooseProvider(option: KvStoreOption | undefined, idbFactory: ID
   return new MemoryKvProvider();
 }
 
-/** Opens the data store and its log; falls back to memory when the provider refuses. */
-export async function openLocalStores(provider: KvProvider, dataName: string, logName: string, logger: LocalStoresLogger): Promise<LocalStores> {
-  const [data, log] = await Promise.allSettled([provider.open(dataName), provider.open(logName)]);
-  if (data.status === 'fulfilled' && log.status === 'fulfilled') return { provider, dataKv: data.value, logKv: log.value };
-  for (const opened of [data, log]) if (opened.status === 'fulfilled') await opened.value.close();
-  const error = data.status === 'rejected' ? (data.reason as unknown) : (log as PromiseRejectedResult).reason;
-  if (!provider.durable) throw error;
-  logger.warn(`Could not open the local store "${dataName}"; local data is kept in memory only (it will not survive a reload)`, error);
-  const memory = new MemoryKvProvider();
-  const [dataKv, logKv] = await Promise.all([memory.open(dataName), memory.open(logName)]);
-  return { provider: memory, dataKv, logKv };
+/**
+ * Opens the data store and its log, resolving as soon as the data store is
+ * open (a client starts joining its group while the log opens): the log
+ * comes as a promise. When the provider refuses the data store, both live
+ * in memory. When it refuses only the log, the log lives in memory (said
+ * once): mutations are then durable at the data store's next persist.
+ */
+export async function openLocalStores(
+  provider: KvProvider,
+  dataName: string,
+  logName: string,
+  logger: LocalStoresLogger,
+): Promise<{ readonly provider: KvProvider; readonly dataKv: KvStore; readonly logKv: Promise<KvStore> }> {
+  const log = provider.open(logName);
+  log.catch(() => {}); // handled below, whichever way the data store goes
+  let dataKv: KvStore;
+  try {
+    dataKv = await provider.open(dataName);
+  } catch (error) {
+    void log.then((kv) => kv.close()).catch(() => {});
+    if (!provider.durable) throw error;
+    logger.warn(`Could not open the local store "${dataName}"; local data is kept in memory only (it will not survive a reload)`, error);
+    const memory = new MemoryKvProvider();
+    const [memoryData, memoryLog] = await Promise.all([memory.open(dataName), memory.open(logName)]);
+    return { provider: memory, dataKv: memoryData, logKv: Promise.resolve(memoryLog) };
+  }
+  const logKv = log.catch(async (error: unknown) => {
+    if (!provider.durable) throw error;
+    logger.warn(`Could not open the write-ahead log "${logName}"; it is kept in memory only (mutations are kept at the next store of the local state)`, error);
+    return new MemoryKvProvider().open(logName);
+  });
+  return { provider, dataKv, logKv };
 }
