@@ -54,11 +54,13 @@ export async function openLocalStores(
   logName: string,
   logger: LocalStoresLogger,
 ): Promise<{ readonly provider: KvProvider; readonly dataKv: KvStore; readonly logKv: Promise<KvStore> }> {
+  // The data store first: the join waits for it, and IndexedDB opens one database after the other.
+  const data = provider.open(dataName);
   const log = provider.open(logName);
   log.catch(() => {}); // handled below, whichever way the data store goes
   let dataKv: KvStore;
   try {
-    dataKv = await provider.open(dataName);
+    dataKv = await data;
   } catch (error) {
     void log.then((kv) => kv.close()).catch(() => {});
     if (!provider.durable) throw error;
