@@ -238,8 +238,14 @@ export class Database {
     return typeof keys === 'string' ? [keys] : keys;
   }
 
-  forgetWrittenKeys(hash: Hash): void {
-    this.writtenKeys.delete(hash);
+  /**
+   * After a sync replaced every local commit: only the replayed ones are kept
+   * (the map is cleared, not emptied an entry at a time, which rehashed it
+   * at every halving after a long backlog drained).
+   */
+  resetWrittenKeys(written: ReadonlyMap<Hash, ChangeMap>): void {
+    this.writtenKeys.clear();
+    for (const [hash, changes] of written) this.rememberWrittenKeys(hash, changes);
   }
 
   rememberWrittenKeys(hash: Hash, changes: ChangeMap): void {

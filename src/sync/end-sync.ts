@@ -1,4 +1,4 @@
-import { letGoOfTrees, readChain, readCommit, SYNC_HEAD, type Commit, type SnapshotCommitData } from '../db/commit';
+import { letGoOfTrees, readCommit, SYNC_HEAD, type Commit, type SnapshotCommitData } from '../db/commit';
 import { diffCommits } from '../db/commit-diff';
 import type { Database } from '../db/database';
 import { rebaseLocals } from '../db/rebase';
@@ -20,13 +20,15 @@ export async function endSync(db: Database, start: SyncStart): Promise<StoreChan
       if ((await dag.getHead(SYNC_HEAD)) !== start.syncHash) throw new WrongSyncHeadError();
       const snapshot = (await readCommit(dag, start.syncHash)) as Commit<SnapshotCommitData>;
       const oldHead = db.headCommit;
-      const { locals } = await readChain(dag, oldHead);
+      // The head's local commits as the database keeps them (under its lock, nothing changes them meanwhile): a
+      // long backlog's chain is not read again from the dag (one commit object each, and a touch of each in its cache).
+      const locals = db.headLocals();
       const rebased = await rebaseLocals(dag, snapshot, locals, (n) => db.mutatorFor(n), ctx);
 
       let candidates: Set<string> | 'all' = start.patchKeys === 'all' ? 'all' : new Set(start.patchKeys);
-      for (const c of locals) {
+      for (const hash of locals.hashes) {
         if (candidates === 'all') break;
-        const keys = db.keysWrittenBy(c.hash);
+        const keys = db.keysWrittenBy(hash);
         if (keys === undefined) candidates = 'all';
         else for (const k of keys) candidates.add(k);
       }
@@ -38,8 +40,7 @@ export async function endSync(db: Database, start: SyncStart): Promise<StoreChan
       letGoOfTrees(dag, rebased.locals.slice(0, -1));
       await dag.commit();
 
-      for (const c of locals) db.forgetWrittenKeys(c.hash);
-      for (const [hash, changes] of rebased.written) db.rememberWrittenKeys(hash, changes);
+      db.resetWrittenKeys(rebased.written);
       const change = db.makeChange(diff);
       db.adoptSyncedHead(rebased.head, snapshot, rebased.locals, change);
       return change;
