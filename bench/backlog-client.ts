@@ -2,7 +2,8 @@
  * The client side of `npm run bench -- backlog`, in a process of its own so
  * its memory is measured alone: `backlog-client.ts URL ROOM N` makes N
  * increments offline, reconnects, waits until nothing is pending and prints
- * one JSON line with its figures.
+ * one JSON line with its figures. The bench runs it bundled to plain
+ * JavaScript (bench/backlog.ts), so no TypeScript loader shares the process.
  */
 import { performance } from 'node:perf_hooks';
 import { WebSocket } from 'ws';
