@@ -21,7 +21,7 @@ import Database from 'better-sqlite3';
 import { WebSocket } from 'ws';
 import { buildConnectURL } from '../src/protocol';
 import { startPostgres, type PostgresServer } from '../server/test-support/postgres-server';
-import { fixed, percentile, printTable } from './measure';
+import { fixed, median, percentile, printTable } from './measure';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
 const ADMIN_KEY = 'bench-admin-key';
@@ -50,10 +50,12 @@ const ONLY_BIG_FANOUT = process.env.BENCH_SERVER_ROWS === 'fanout';
 const BIG_FANOUT_RUNS = Number(process.env.BENCH_FANOUT_RUNS ?? '1');
 /** BENCH_SERVER_ROWS=rtt: only the first table (push → own poke on SQLite, memory, rooms in the main thread). */
 const ONLY_RTT_ROWS = process.env.BENCH_SERVER_ROWS === 'rtt';
-/** BENCH_SERVER_ROWS=cluster: only the 50 rooms × 2 clients PostgreSQL rows (1 node, 3 nodes rooms spread, clients spread), BENCH_CLUSTER_ROUNDS times (default 1) in alternating rounds. */
+/** BENCH_SERVER_ROWS=cluster: only the 50 rooms × 2 clients PostgreSQL rows (1 node, 3 nodes rooms spread, clients spread), after an unmeasured warm-up, BENCH_CLUSTER_ROUNDS times (default 1) in alternating rounds. */
 const ONLY_CLUSTER_ROWS = process.env.BENCH_SERVER_ROWS === 'cluster';
 const CLUSTER_ROUNDS = Number(process.env.BENCH_CLUSTER_ROUNDS ?? '1');
 /** BENCH_CLUSTER_LOADS=one,rooms,clients (default all): which of those rows each round runs, e.g. =rooms to profile the nodes under one load. */
+/** The cluster rows' unmeasured warm-up, per load. */
+const WARM_UP_MS = 1500;
 const CLUSTER_LOADS = new Set((process.env.BENCH_CLUSTER_LOADS ?? 'one,rooms,clients').split(','));
 /** More server flags for every server this bench starts, e.g. BENCH_SERVER_ARGS="--room-workers 0". */
 const EXTRA_SERVER_ARGS = (process.env.BENCH_SERVER_ARGS ?? '').split(' ').filter((a) => a !== '');
@@ -393,7 +395,7 @@ async function bigFanOut(origin: string, serverPid: number): Promise<{ times: nu
  * Acknowledged mutations/s of `rooms` × `perRoom` clients, each keeping a few in flight. Clients go to
  * `origins` in turn; with `roomAffinity` all clients of a room go to the same one (rooms in turn).
  */
-async function sustained(origin: string | readonly string[], rooms: number, perRoom: number, roomAffinity = false): Promise<number> {
+async function sustained(origin: string | readonly string[], rooms: number, perRoom: number, roomAffinity = false, ms = SUSTAIN_MS): Promise<number> {
   const origins = typeof origin === 'string' ? [origin] : origin;
   const clients: BenchClient[] = [];
   for (let r = 0; r < rooms; r++) {
@@ -411,7 +413,7 @@ async function sustained(origin: string | readonly string[], rooms: number, perR
     c.listen(refill);
     refill();
   }
-  await new Promise((resolve) => setTimeout(resolve, SUSTAIN_MS));
+  await new Promise((resolve) => setTimeout(resolve, ms));
   running = false;
   const elapsed = performance.now() - start;
   const done = clients.reduce((n, c, i) => n + c.lmid - base[i]!, 0);
@@ -582,11 +584,15 @@ async function runStorageRows(dataDir: string, echoP50: number): Promise<void> {
         ['rooms', '3 nodes, rooms spread', () => measuredLoad([a, b, c], postgres.pid(), () => sustained([a.url, b.url, c.url], 50, 2, true))],
         ['clients', '3 nodes, clients spread', () => measuredLoad([a, b, c], postgres.pid(), () => sustained([a.url, b.url, c.url], 50, 2))],
       ];
+      const figures = new Map(loads.map(([key]) => [key, [] as LoadFigures[]]));
+      // Unmeasured first: the nodes' first seconds under load go to V8 compiling their hot code (on the same 2 cores).
+      for (const [key] of loads) if (CLUSTER_LOADS.has(key)) await sustained(key === 'one' ? a.url : [a.url, b.url, c.url], 50, 2, key === 'rooms', WARM_UP_MS);
       for (let round = 1; round <= CLUSTER_ROUNDS; round++) {
         let one: number | undefined;
         for (const [key, name, run] of loads) {
           if (!CLUSTER_LOADS.has(key)) continue;
           const f = await run();
+          figures.get(key)!.push(f);
           if (key === 'one') one = f.mutations;
           rows.push([`round ${round}: ${name}`, fixed(f.mutations, 0), fixed(f.batches, 0), fixed(f.commits, 0), one === undefined ? '' : `${fixed(f.mutations / one, 2)}×`, cpuPerMutation(f), cpuBound(f), f.cpu]);
         }
@@ -596,6 +602,26 @@ async function runStorageRows(dataDir: string, echoP50: number): Promise<void> {
         ['load', 'mutations/s', 'batches/s', 'commits/s', 'vs 1 node', 'CPU/mutation', 'CPU used', 'CPU (% of one core per process; a node: main thread + other threads)'],
         rows,
       );
+      const ones = figures.get('one')!;
+      if (ones.length > 0) {
+        const mid = (fs: LoadFigures[], of: (f: LoadFigures) => number) => fixed(median(fs.map(of)), 0);
+        const perMutation = (f: LoadFigures) => (f.totalCpu * 1e4) / f.mutations;
+        const oneRate = median(ones.map((f) => f.mutations));
+        console.log(
+          `1 node: median ${mid(ones, perMutation)} µs CPU per mutation (all processes), ${mid(ones, (f) => f.totalCpu)}% of the ${CORES * 100}% of ${CORES} cores used ` +
+            `(the whole machine ${mid(ones, (f) => f.machineCpu)}%, other work on it included).`,
+        );
+        for (const [key, name] of [['rooms', '3 nodes, rooms spread'], ['clients', '3 nodes, clients spread']] as const) {
+          const fs = figures.get(key)!;
+          if (fs.length === 0) continue;
+          // All cores at this CPU per mutation: the most these cores allow, however well the nodes scale.
+          const ceiling = (CORES * 1e6) / median(fs.map(perMutation)) / oneRate;
+          console.log(
+            `${name}: median ${mid(fs, perMutation)} µs CPU per mutation, ${mid(fs, (f) => f.totalCpu)}% used (machine ${mid(fs, (f) => f.machineCpu)}%); ` +
+              `with all ${CORES * 100}% at that cost it would reach ${fixed(ceiling, 2)}× of 1 node; 1.5× on these cores needs at most ${fixed((CORES * 1e6) / (1.5 * oneRate), 0)} µs per mutation.`,
+          );
+        }
+      }
       return;
     }
     const own = await pushRoundTrips(a.url);
