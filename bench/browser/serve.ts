@@ -22,14 +22,15 @@ const ISOLATION_HEADERS = {
 };
 
 export interface BenchSite {
-  /** The page of an implementation. */
-  url(impl: ImplName): string;
+  /** The page of an implementation (or of another entry given to serveBenchSite). */
+  url(impl: ImplName | string): string;
   close(): Promise<void>;
 }
 
-export async function serveBenchSite(): Promise<BenchSite> {
+/** `entries`: page name → entry module (default: ours and Replicache's pages). */
+export async function serveBenchSite(entries: Readonly<Record<string, string>> = ENTRIES): Promise<BenchSite> {
   const scripts = new Map<string, string>();
-  for (const [name, entry] of Object.entries(ENTRIES)) {
+  for (const [name, entry] of Object.entries(entries)) {
     const result = await build({
       entryPoints: [entry],
       bundle: true,
@@ -52,7 +53,7 @@ export async function serveBenchSite(): Promise<BenchSite> {
       return;
     }
     const impl = path.slice(1);
-    if (!Object.hasOwn(ENTRIES, impl)) {
+    if (!Object.hasOwn(entries, impl)) {
       response.writeHead(path === '/favicon.ico' ? 204 : 404, ISOLATION_HEADERS);
       response.end();
       return;

@@ -4,13 +4,14 @@
  * load and print, up to the first get and a little after, every IndexedDB
  * open, transaction and request with its start and end (ms from the constructor).
  *
+ * BENCH_PLAIN_LOADS=n also times n loads without the trace (median).
  * BENCH_PROFILE=1 also takes a CPU profile (CDP Profiler, 25 µs samples) of
  * each implementation's loads and prints the functions with the most time
  * (self and inclusive); BENCH_MINIFY=0 keeps their names readable.
  */
 import type { CDPSession } from 'playwright-core';
 import { launchChromium } from '../../e2e/chromium';
-import { fixed } from '../measure';
+import { fixed, median } from '../measure';
 import type { IdbEvent } from './idb-trace';
 import type { ImplName } from './page-api';
 import { serveBenchSite } from './serve';
@@ -136,6 +137,13 @@ export async function runStartupTrace(): Promise<void> {
         last = (await step('traceReopenGet', 'startup', STORE_KEYS, AFTER_MS)) as { ms: number; events: IdbEvent[] };
         times.push(last.ms);
       }
+      // BENCH_PLAIN_LOADS=n: n more loads without the trace (its wrappers cost each request some time), their median.
+      const plain: number[] = [];
+      for (let i = 0; i < Number(process.env.BENCH_PLAIN_LOADS ?? 0); i++) {
+        await load();
+        plain.push((await step('reopenGet', 'startup', STORE_KEYS)) as number);
+      }
+      if (plain.length > 0) console.log(`\n${impl}: reopen → first get without the trace, median of ${plain.length} loads: ${fixed(median(plain))} ms`);
       // Profiled loads without the trace (its wrappers would be in the profile).
       const profiledTimes: number[] = [];
       for (let i = 0; cdp !== undefined && i < LOADS; i++) {
