@@ -238,6 +238,43 @@ describe('PersistentDagStore', () => {
     expect(await rawGet(kv, chunkRefCountKey(hashes.root))).toBe(1);
   });
 
+  it('a head removed while absent, or set to the target it has, is not written; a moved head is', async () => {
+    const kv = new MemoryStore(NAME);
+    const written: string[] = [];
+    const counting = Object.assign(Object.create(kv) as MemoryStore, {
+      write: async () => {
+        const w = await kv.write();
+        const put = w.put.bind(w);
+        const del = w.del.bind(w);
+        return Object.assign(w, {
+          put: (key: string, value: never) => (written.push(`put ${key}`), put(key, value)),
+          del: (key: string) => (written.push(`del ${key}`), del(key)),
+        });
+      },
+    });
+    const dag = new PersistentDagStore(counting);
+    const { root } = await tree(dag, 'main');
+    written.length = 0;
+    await dag.withWrite(async (w) => {
+      await w.removeHead('never-there');
+      await w.setHead('main', root);
+      await w.commit();
+    });
+    expect(written).toEqual([]);
+    await dag.withWrite(async (w) => {
+      await w.setHead('side', root);
+      await w.commit();
+    });
+    expect(written.filter((e) => e.includes('side'))).toEqual(['put h/side']);
+    expect(await rawGet(kv, chunkRefCountKey(root))).toBe(2);
+    await dag.withWrite(async (w) => {
+      await w.removeHead('side');
+      await w.commit();
+    });
+    expect(written.filter((e) => e.includes('side'))).toEqual(['put h/side', 'del h/side']);
+    expect(await rawGet(kv, chunkRefCountKey(root))).toBe(1);
+  });
+
   it('close closes the kv store', async () => {
     const { kv, dag } = setup();
     await dag.close();

@@ -258,9 +258,11 @@ class PersistentWrite extends PersistentRead implements PersistentDagWrite {
         if (chunk.refs.length > 0) writes.push(kv.put(chunkRefsKey(hash), chunk.refs));
       }
     }
-    for (const [name, hash] of this.#heads) {
+    heads.forEach(([name, hash], i) => {
+      // A head left as it is stored (absent and removed, or set to its target) is not written again.
+      if (hash === oldTargets[i]) return;
       writes.push(hash === undefined ? kv.del(headKey(name)) : kv.put(headKey(name), hash));
-    }
+    });
     await Promise.all(writes);
     await kv.commit();
     this.#newChunks.clear();
