@@ -33,6 +33,8 @@ export async function runStartupAB(other: string, pairs: number): Promise<void> 
     const step = (name: string, ...args: unknown[]) =>
       page.evaluate(([n, a]) => (window as unknown as { bench: Bench }).bench[n as string]!(...(a as unknown[])), [name, args] as const);
     await load('other');
+    // BENCH_AB_ROOMS=n: n other rooms' stores first, as the browser bench's earlier rows leave them.
+    for (let i = 0; i < Number(process.env.BENCH_AB_ROOMS ?? 0); i++) await step('populate', `ab-other-${i}`, 100);
     await step('prepareStore', 'ab', STORE_KEYS);
     const times: Record<keyof typeof sides, number[]> = { this: [], other: [] };
     for (let i = 0; i < pairs; i++) {

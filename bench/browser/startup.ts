@@ -4,6 +4,7 @@
  * load and print, up to the first get and a little after, every IndexedDB
  * open, transaction and request with its start and end (ms from the constructor).
  *
+ * BENCH_STARTUP_ROOMS=n first makes n other rooms' stores.
  * BENCH_PLAIN_LOADS=n also times n loads without the trace (median).
  * BENCH_PROFILE=1 also takes a CPU profile (CDP Profiler, 25 µs samples) of
  * each implementation's loads and prints the functions with the most time
@@ -122,6 +123,8 @@ export async function runStartupTrace(): Promise<void> {
       const step = (name: string, ...args: unknown[]) =>
         page.evaluate(([n, a]) => (window as unknown as { bench: Bench }).bench[n as string]!(...(a as unknown[])), [name, args] as const);
       await load();
+      // BENCH_STARTUP_ROOMS=n: n other rooms' stores first, as the browser bench's earlier rows leave them.
+      for (let i = 0; i < Number(process.env.BENCH_STARTUP_ROOMS ?? 0); i++) await step('populate', `other-${i}`, 100);
       await step('prepareStore', 'startup', STORE_KEYS);
       let last: { ms: number; events: IdbEvent[] } | undefined;
       const times: number[] = [];
