@@ -38,15 +38,9 @@ export interface Joined {
   readonly preloaded: readonly Chunk[];
 }
 
-export async function joinClientGroup(perdag: PersistentDagStore, options: JoinOptions): Promise<Joined> {
-  const { committed, ...joined } = await startJoiningClientGroup(perdag, options);
-  await committed;
-  return joined;
-}
-
 /**
- * joinClientGroup, resolving once everything is read and the joining
- * transaction's commit has started: work that needs only what was read (e.g.
+ * Joins (or forks) the client group in one write, resolving once everything
+ * is read and the joining transaction's commit has started: work that needs only what was read (e.g.
  * opening the database over the preloaded chunks) can go on while it
  * commits. The join holds once `committed` resolves; a later read of the
  * store waits for that commit anyway (IndexedDB runs it after the write).
