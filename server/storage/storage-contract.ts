@@ -117,6 +117,60 @@ export function describeStorageContract(name: string, open: () => Promise<Storag
       await s.close();
     });
 
+    it.runIf(groups)('stores a group with no horizon past its base as its batches one after the other would: last writes win per key and client, each with its version', async () => {
+      const s = await open();
+      await s.createRoom('r', 0);
+      await s.commitBatch('r', { baseVersion: 0, version: 1, entries: [{ key: 'old', json: undefined, version: 1 }, { key: 'b', json: '"b1"', version: 1 }], clients: [{ clientID: 'c0', clientGroupID: 'g0', lastMutationID: 5 }] });
+      // No batch's horizon reaches past the group's base (the last one's, 1, prunes only what was there before the group).
+      await s.commitBatches!('r', [
+        { baseVersion: 1, version: 2, entries: [{ key: 'a', json: '1', version: 2 }, { key: 'b', json: '"b2"', version: 2 }, { key: 'c', json: undefined, version: 2 }, { key: 'd', json: '"d"', version: 2 }], clients: [{ clientID: 'c1', clientGroupID: 'g1', lastMutationID: 1 }, { clientID: 'c2', clientGroupID: 'g1', lastMutationID: 1, userID: 'u2' }] },
+        { baseVersion: 2, version: 3, entries: [{ key: 'a', json: '2', version: 3 }, { key: 'c', json: '"c"', version: 3 }], clients: [{ clientID: 'c1', clientGroupID: 'g1', lastMutationID: 2 }] },
+        { baseVersion: 3, version: 4, entries: [{ key: 'a', json: '3', version: 4 }, { key: 'd', json: undefined, version: 4 }], clients: [{ clientID: 'c1', clientGroupID: 'g1', lastMutationID: 4 }, { clientID: 'c3', clientGroupID: 'g2', lastMutationID: 7, userID: 'u3' }], tombstoneHorizon: 1 },
+      ]);
+      const room = await s.loadRoom('r');
+      expect(room?.meta).toMatchObject({ version: 4, tombstoneHorizon: 1 });
+      expect([...room!.entries].sort((x, y) => (x.key < y.key ? -1 : 1))).toEqual([
+        { key: 'a', json: '3', version: 4 },
+        { key: 'b', json: '"b2"', version: 2 },
+        { key: 'c', json: '"c"', version: 3 },
+        { key: 'd', json: undefined, version: 4 },
+      ]);
+      expect([...room!.clients].sort((x, y) => (x.clientID < y.clientID ? -1 : 1))).toEqual([
+        { clientID: 'c0', clientGroupID: 'g0', lastMutationID: 5 },
+        { clientID: 'c1', clientGroupID: 'g1', lastMutationID: 4 },
+        { clientID: 'c2', clientGroupID: 'g1', lastMutationID: 1, userID: 'u2' },
+        { clientID: 'c3', clientGroupID: 'g2', lastMutationID: 7, userID: 'u3' },
+      ]);
+      if (isSharedStorage(s)) {
+        const byKey = (entries: readonly { key: string }[]) => [...entries].sort((x, y) => (x.key < y.key ? -1 : 1));
+        const byClient = (clients: readonly { clientID: string }[]) => [...clients].map((c) => c.clientID).sort();
+        const since1 = (await s.changesSince('r', 1))!;
+        expect(since1.meta.version).toBe(4);
+        expect(byKey(since1.entries)).toEqual([
+          { key: 'a', json: '3', version: 4 },
+          { key: 'b', json: '"b2"', version: 2 },
+          { key: 'c', json: '"c"', version: 3 },
+          { key: 'd', json: undefined, version: 4 },
+        ]);
+        expect(byClient(since1.clients)).toEqual(['c1', 'c2', 'c3']);
+        const since2 = (await s.changesSince('r', 2))!;
+        expect(byKey(since2.entries)).toEqual([
+          { key: 'a', json: '3', version: 4 },
+          { key: 'c', json: '"c"', version: 3 },
+          { key: 'd', json: undefined, version: 4 },
+        ]);
+        expect(byClient(since2.clients)).toEqual(['c1', 'c3']);
+        const since3 = (await s.changesSince('r', 3))!;
+        expect(byKey(since3.entries)).toEqual([
+          { key: 'a', json: '3', version: 4 },
+          { key: 'd', json: undefined, version: 4 },
+        ]);
+        expect(byClient(since3.clients)).toEqual(['c1', 'c3']);
+        expect((await s.changesSince('r', 4))!.entries).toEqual([]);
+      }
+      await s.close();
+    });
+
     it('prunes tombstones up to the horizon', async () => {
       const s = await open();
       await s.createRoom('r', 0);
