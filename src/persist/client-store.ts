@@ -113,47 +113,62 @@ export async function openClientStore(o: ClientStoreOptions): Promise<ClientStor
   let scheduler: PersistScheduler | undefined;
   let durable: DurableMutations | undefined;
   let tabSync: TabSync | undefined;
+  // A persist that falls due before TabSync exists (a replayed mutation scheduled it) waits for it.
+  let tabSyncMade!: (made: TabSync) => void;
+  let tabSyncFailed!: (error: unknown) => void;
+  const tabSyncReady = new Promise<TabSync>((resolve, reject) => {
+    tabSyncMade = resolve;
+    tabSyncFailed = reject;
+  });
+  tabSyncReady.catch(() => {});
+  let lost = false;
+  let lastResult: SyncResult | undefined;
   let db: Database;
   let store: Store;
   try {
-    memdag = new LazyDagStore(perdag, {
-      createHash,
-      // Only the view needs storing; the merge head is TabSync's own scratch.
-      onCommit: (heads) => {
-        if (heads.includes(MAIN_HEAD)) scheduler?.schedule();
-      },
-      knownHeads: { [MAIN_HEAD]: joined.headHash },
-    });
-    memdag.preload(joined.preloaded);
-    db = await Database.open({
-      dag: memdag,
-      clientID: o.clientID,
-      mutators: o.mutators,
-      indexes: o.indexes,
-      clock: o.clock,
-      logger: o.logger,
-      compare: compareUTF8,
-      readTree: readBTree,
-      writeTree: writeBTree,
-      onLocalMutation: (mutation) => {
-        durable?.record(mutation);
-        o.onLocalMutation?.(mutation);
-      },
-    });
-    scheduler = new PersistScheduler(async () => void (await sync()), {
-      timers: o.timers,
-      clock: { now: o.clock },
-      onError: (e) => o.logger.error('Background persist failed', e),
-    });
-    store = storeOver(db, memdag, scheduler);
-    const logKv = await logKvOpened;
-    durable = new DurableMutations(logKv, o.clientID, joined.clientGroupID, o.logger, () => scheduler?.scheduleSoon(), () => o.onLogged?.());
-    // What a closed or crashed tab of the group left in its log is in the view before anything reads it.
-    await durable.start(store, logsRead);
-    o.onReadable?.(store);
-  } finally {
-    // The join holds (or failed) before anything else goes on: persists, the log's appends, the caller.
-    await committed;
+    try {
+      memdag = new LazyDagStore(perdag, {
+        createHash,
+        // Only the view needs storing; the merge head is TabSync's own scratch.
+        onCommit: (heads) => {
+          if (heads.includes(MAIN_HEAD)) scheduler?.schedule();
+        },
+        knownHeads: { [MAIN_HEAD]: joined.headHash },
+      });
+      memdag.preload(joined.preloaded);
+      db = await Database.open({
+        dag: memdag,
+        clientID: o.clientID,
+        mutators: o.mutators,
+        indexes: o.indexes,
+        clock: o.clock,
+        logger: o.logger,
+        compare: compareUTF8,
+        readTree: readBTree,
+        writeTree: writeBTree,
+        onLocalMutation: (mutation) => {
+          durable?.record(mutation);
+          o.onLocalMutation?.(mutation);
+        },
+      });
+      scheduler = new PersistScheduler(async () => void (await sync()), {
+        timers: o.timers,
+        clock: { now: o.clock },
+        onError: (e) => o.logger.error('Background persist failed', e),
+      });
+      store = storeOver(db, memdag, scheduler);
+      const logKv = await logKvOpened;
+      durable = new DurableMutations(logKv, o.clientID, joined.clientGroupID, o.logger, () => scheduler?.scheduleSoon(), () => o.onLogged?.());
+      // What a closed or crashed tab of the group left in its log is in the view before anything reads it.
+      await durable.start(store, logsRead);
+      o.onReadable?.(store);
+    } finally {
+      // The join holds (or failed) before anything else goes on: persists, the log's appends, the caller.
+      await committed;
+    }
+  } catch (error) {
+    tabSyncFailed(error);
+    throw error;
   }
   if (joined.reason !== undefined) o.logger.info(`Starting client group ${joined.clientGroupID}: no stored group fits (${joined.reason})`);
   tabSync = new TabSync({
@@ -168,18 +183,17 @@ export async function openClientStore(o: ClientStoreOptions): Promise<ClientStor
     ...(o.releaseSliceCommits === undefined ? {} : { releaseSliceCommits: o.releaseSliceCommits }),
     ...(o.storeSliceCommits === undefined ? {} : { storeSliceCommits: o.storeSliceCommits }),
   });
+  tabSyncMade(tabSync);
 
-  let lost = false;
   let catchingUp: Promise<void> = Promise.resolve();
   const queuedCatchUps = new Set<string>();
-  let lastResult: SyncResult | undefined;
   async function sync(): Promise<SyncResult> {
     if (lost) return 'client-state-not-found';
+    // A persist a replayed mutation scheduled waits for the open like the rest (TabSync is made once the join holds).
+    const tabs = tabSync ?? (await tabSyncReady);
     const ids = durable?.lastIDsToStore() ?? new Map<string, number>();
     try {
-      // A persist a replayed mutation scheduled waits for the join like the rest (TabSync comes with it).
-      if (tabSync === undefined) await committed;
-      lastResult = await tabSync!.sync();
+      lastResult = await tabs.sync();
     } catch (error) {
       if (error instanceof StoreClosedError) lastResult = 'client-state-not-found';
       // IndexedDB ended a transaction midway: nothing was written; the next run tries again.

@@ -5,6 +5,7 @@
  * one of 10,000 keys, and for a store with 1 and with 100 pending mutations.
  */
 import { describe, expect, it } from 'vitest';
+import { PERSIST_WAIT_MS } from '../../protocol/constants';
 import type { Store } from '../db/store';
 import { MemoryKvProvider } from '../kv/memory-provider';
 import type { KvProvider } from '../kv/provider';
@@ -12,6 +13,7 @@ import type { KvRead, KvStore, KvWrite } from '../kv/types';
 import type { WriteTransaction } from '../db/transaction-types';
 import { openClientStore } from './client-store';
 import { PRELOADED_ROOT_CHILDREN_MAX, readGroupChain } from './group-chain';
+import { readGroup } from './records';
 import { Tabs } from './testing/tabs';
 
 const KB = 1024;
@@ -185,6 +187,53 @@ describe('start-up', () => {
     expect(commits).toEqual(['committed']);
     expect(client.store).toBe(store);
     expect(client.store.pendingMutationCount).toBe(1);
+    await client.close();
+    await tabs.closeAll();
+  });
+
+  it("a background persist that falls due while the logs are replayed waits for the open and stores them (no TypeError)", async () => {
+    const inner = new MemoryKvProvider(`start-up-${++namespaces}`);
+    const tabs = new Tabs({ frozen: true, provider: inner });
+    // Each replay of a logged mutation runs this first: time passes while the replay goes on.
+    let duringReplay: (() => Promise<void>) | undefined;
+    const slowMutators = {
+      async put(tx: WriteTransaction, { k, value }: { k: string; value: number }) {
+        await duringReplay?.();
+        await tx.put(k, value);
+      },
+    };
+    const crashed = await tabs.open({ mutators: slowMutators as never });
+    for (let i = 0; i < 5; i++) await crashed.client.store.mutate('put', { k: `logged/${i}`, value: i });
+    tabs.crash(crashed);
+
+    const clock = tabs.clock;
+    let replays = 0;
+    // The first replayed commit asks for a persist; by the third replay its timer has fired.
+    duringReplay = async () => {
+      if (++replays === 3) await clock.advance(PERSIST_WAIT_MS);
+    };
+    const errors: unknown[] = [];
+    const client = await openClientStore({
+      dataKv: await inner.open('data'),
+      logKv: await inner.open('log'),
+      clientID: 'reader',
+      mutators: slowMutators as never,
+      indexes: {},
+      clock: () => clock.now(),
+      timers: { setTimeout: (f, ms) => clock.setTimeout(f, ms), clearTimeout: (h) => clock.clearTimeout(h as never) },
+      random: Math.random,
+      logger: { error: (m, e) => errors.push([m, String(e)]), warn: () => {}, info: () => {}, debug: () => {} },
+      newClientGroupID: () => 'group-of-reader',
+      keepOwnSnapshot: () => false,
+      onClientStateNotFound: () => {},
+    });
+    duringReplay = undefined;
+    expect(replays).toBe(5);
+    // The persist that fell due went on once the store was open: the replayed mutations are stored.
+    await clock.advance(0);
+    expect(errors).toEqual([]);
+    const group = await client.perdag.withRead((r) => readGroup(r, client.clientGroupID));
+    expect(group!.mutationIDs[crashed.id]).toBe(5);
     await client.close();
     await tabs.closeAll();
   });
