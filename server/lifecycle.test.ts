@@ -4,15 +4,23 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { MemoryStorage } from './storage/memory-storage';
 import type { WriteTransaction } from '../src/db/transaction-types';
-import type { BatchCommit } from './storage/types';
+import { StaleRoomError, type BatchCommit } from './storage/types';
 import { turnsUntil as until } from './test-support/event-loop';
 import { uniqueID } from './test-support/test-client';
-import { startTestServer } from './test-support/test-server';
+import { startTestServer, type TestServer } from './test-support/test-server';
 
 /** MemoryStorage whose commits wait until released, and which records the order of events. */
 class GatedStorage extends MemoryStorage {
   readonly events: string[] = [];
   failNext = false;
+  /** The next commit (once let through) answers that the room moved on. */
+  staleNext = false;
+  /** When each commit was requested, read from the server's clock (when given). */
+  readonly requestedAt = new Map<string, number>();
+
+  constructor(private readonly clock?: { now(): number }) {
+    super();
+  }
   private gate: Promise<void> = Promise.resolve();
   private release: () => void = () => {};
 
@@ -26,7 +34,13 @@ class GatedStorage extends MemoryStorage {
 
   override async commitBatch(roomID: string, batch: BatchCommit): Promise<void> {
     this.events.push(`commit ${batch.version} requested`);
+    if (this.clock !== undefined) this.requestedAt.set(`commit ${batch.version}`, this.clock.now());
     await this.gate;
+    if (this.staleNext) {
+      this.staleNext = false;
+      this.events.push(`commit ${batch.version} stale`);
+      throw new StaleRoomError(roomID, batch.baseVersion);
+    }
     if (this.failNext) {
       this.failNext = false;
       this.events.push(`commit ${batch.version} failed`);
@@ -39,6 +53,7 @@ class GatedStorage extends MemoryStorage {
   override async commitBatches(roomID: string, batches: readonly BatchCommit[]): Promise<void> {
     const name = `commits ${batches.map((b) => b.version).join('+')}`;
     this.events.push(`${name} requested`);
+    if (this.clock !== undefined) this.requestedAt.set(name, this.clock.now());
     await this.gate;
     await super.commitBatches(roomID, batches);
     this.events.push(`${name} done`);
@@ -48,6 +63,24 @@ class GatedStorage extends MemoryStorage {
     this.events.push('storage closed');
     await super.close();
   }
+}
+
+/** Waits until the room's queue says it stores a group with `n` batches run after it (admin stats). */
+async function untilRunAfter(t: TestServer, roomID: string, n: number): Promise<void> {
+  const want = `storing a group (${n} run after it)`;
+  for (let i = 0; i < 500; i++) {
+    const rooms = (await t.admin('GET', '/stats')).json.rooms as { roomID: string; queue: { activity: string } }[];
+    if (rooms.find((r) => r.roomID === roomID)?.queue.activity === want) return;
+  }
+  throw new Error(`the room never got to ${want}`);
+}
+
+/** Pushes one mutation as a batch of its own (a pong comes after the push before it was queued). */
+async function mutateAlone(c: ReturnType<TestServer['connect']>, push: () => void): Promise<void> {
+  push();
+  const pongs = c.messages.filter((m) => m[0] === 'pong').length;
+  c.sendRaw(JSON.stringify(['ping', {}]));
+  await c.until(() => c.messages.filter((m) => m[0] === 'pong').length > pongs);
 }
 
 describe('lifecycle', () => {
@@ -94,6 +127,76 @@ describe('lifecycle', () => {
     expect(storage.events).toEqual(['commit 1 requested', 'commit 1 done', 'commits 2+3 requested', 'commits 2+3 done']);
     expect(watcher.pokes.slice(1).map((p) => [p.baseCookie, p.cookie])).toEqual([[0, 1], [1, 2], [2, 3]]);
     expect(watcher.outOfOrder).toEqual([]);
+    await t.close();
+  });
+
+  it('sends the next group\'s commit before the pokes of the group committed before it, and pokes in version order', async () => {
+    // Each read of the clock a tick later: a poke's timestamp says when it was made, against when each commit was requested.
+    let tick = 1_000_000;
+    const clock = { now: () => ++tick };
+    const storage = new GatedStorage(clock);
+    const t = await startTestServer({ storage, clock });
+    const roomID = uniqueID('room');
+    const c = t.connect({ roomID });
+    const watcher = t.connect({ roomID });
+    await c.ready();
+    await watcher.ready();
+    storage.hold();
+    c.mutate('put', { key: 'k', value: 1 });
+    await until(() => storage.events.length === 1);
+    await mutateAlone(c, () => c.mutate('put', { key: 'k', value: 2 }));
+    await untilRunAfter(t, roomID, 1);
+    storage.open();
+    await c.acked(2);
+    await watcher.until(() => watcher.cookie === 2);
+    expect(storage.events).toEqual(['commit 1 requested', 'commit 1 done', 'commit 2 requested', 'commit 2 done']);
+    const pokes = watcher.pokes.slice(1);
+    expect(pokes.map((p) => [p.baseCookie, p.cookie])).toEqual([[0, 1], [1, 2]]);
+    expect(watcher.outOfOrder).toEqual([]);
+    // Commit 2 left before poke 1 was made; poke 2 after it.
+    expect(storage.requestedAt.get('commit 2')!).toBeLessThan(pokes[0]!.timestamp!);
+    expect(pokes[0]!.timestamp!).toBeLessThan(pokes[1]!.timestamp!);
+    await t.close();
+  });
+
+  it('a group found stale once the group before it committed runs again, with every batch after it, once each and in order', async () => {
+    const storage = new GatedStorage();
+    const t = await startTestServer({ storage });
+    const roomID = uniqueID('room');
+    const c = t.connect({ roomID });
+    const watcher = t.connect({ roomID });
+    await c.ready();
+    await watcher.ready();
+    storage.hold();
+    c.mutate('increment', { key: 'n', delta: 1 });
+    await until(() => storage.events.length === 1);
+    await mutateAlone(c, () => c.mutate('increment', { key: 'n', delta: 10 }));
+    await untilRunAfter(t, roomID, 1);
+    // Commit 1 goes through; commit 2 (sent as its successor) waits at a new gate.
+    storage.open();
+    storage.hold();
+    await until(() => storage.events.length === 3);
+    await c.acked(1);
+    await mutateAlone(c, () => c.mutate('increment', { key: 'n', delta: 100 }));
+    await untilRunAfter(t, roomID, 1);
+    storage.staleNext = true;
+    storage.open();
+    await c.acked(3);
+    await watcher.until(() => watcher.cookie === 3);
+    expect(storage.events).toEqual([
+      'commit 1 requested',
+      'commit 1 done',
+      'commit 2 requested',
+      'commit 2 stale',
+      'commit 2 requested',
+      'commit 2 done',
+      'commit 3 requested',
+      'commit 3 done',
+    ]);
+    expect(watcher.pokes.slice(1).map((p) => [p.baseCookie, p.cookie])).toEqual([[0, 1], [1, 2], [2, 3]]);
+    expect(watcher.outOfOrder).toEqual([]);
+    expect(watcher.state.get('n')).toBe(111);
+    expect(c.errors).toEqual([]);
     await t.close();
   });
 
