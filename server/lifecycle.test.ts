@@ -200,6 +200,26 @@ describe('lifecycle', () => {
     await t.close();
   });
 
+  it('a push refused in the group after one that acknowledges the same client\'s push: the poke comes before the error', async () => {
+    const storage = new GatedStorage();
+    const t = await startTestServer({ storage });
+    const roomID = uniqueID('room');
+    const c = t.connect({ roomID });
+    await c.ready();
+    storage.hold();
+    c.mutate('put', { key: 'k', value: 1 });
+    await until(() => storage.events.length === 1);
+    // Mutation id 3 where 2 is expected: InvalidPush, nothing to store.
+    await mutateAlone(c, () => c.push([c.mutation('put', { key: 'k', value: 3 }, 3)]));
+    await untilRunAfter(t, roomID, 1);
+    storage.open();
+    await c.until(() => c.closed, 'close');
+    const kinds = c.messages.slice(1).map((m) => (m[0] === 'poke' ? `poke ${m[1].cookie}` : m[0] === 'error' ? `error ${m[1]}` : m[0]));
+    expect(kinds.filter((k) => k !== 'pong')).toEqual(['poke 0', 'poke 1', 'error InvalidPush']);
+    expect(c.lmid).toBe(1);
+    await t.close();
+  });
+
   it('graceful close finishes and stores the in-flight batch before closing sockets and storage', async () => {
     const storage = new GatedStorage();
     const t = await startTestServer({ storage });

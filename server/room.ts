@@ -321,7 +321,12 @@ export class Room {
     /** Batches run in the engine after the group being stored, on its state, in order. */
     let ran: RanBatch[] = [];
     const groupLimit = this.deps.storage.commitBatches === undefined ? 1 : MAX_GROUP_BATCHES;
-    /** Once a group is committed, before its pokes: the batches run after it start to be stored. */
+    /**
+     * Once a group is committed, before its pokes: the batches run after it
+     * start to be stored. store() calls it only after a turn, never within
+     * the call that starts the group it calls it for, so `storing` always
+     * ends up being the newest group.
+     */
     const successor = (): void => {
       if (ran.length === 0 || ran[0]!.epoch !== this.epoch || !this.open || this.broken) return;
       const group = ran.slice(0, groupLimit);
@@ -434,13 +439,18 @@ export class Room {
    * answers them when they must run again (the storage refused them as
    * stale or could not be reached: the engine's state holds them, and
    * perhaps the next ones, so it is reloaded). Once committed, `committed`
-   * runs before the pokes (it sends the next group's commit).
+   * runs before the pokes (it sends the next group's commit). Both only
+   * after an await, never within this call: the caller (the group before's
+   * `committed`) has then assigned `storing` and poked its own group, so
+   * groups settle strictly in order and the one being stored stays tracked.
    */
   private async store(group: readonly RanBatch[], committed: () => void): Promise<StoreRetry | undefined> {
     const commits = group.flatMap((r) => (r.result.commit === undefined ? [] : [r.result.commit]));
     try {
       if (commits.length === 1) await this.deps.storage.commitBatch(this.roomID, commits[0]!);
       else if (commits.length > 1) await this.deps.storage.commitBatches!(this.roomID, commits);
+      // Nothing to store (only refused or repeated pushes): still a turn first, see above.
+      else await Promise.resolve();
     } catch (error) {
       this.open = false;
       if (error instanceof StaleRoomError || error instanceof StorageUnavailableError) return { batches: group.map((r) => r.batch), failure: error };
