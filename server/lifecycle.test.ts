@@ -220,6 +220,35 @@ describe('lifecycle', () => {
     await t.close();
   });
 
+  it('a failure while a stored group is answered (a logger that throws) fails the room (1011) rather than escaping the queue', async () => {
+    const t = await startTestServer({
+      logger: {
+        debug() {},
+        info() {},
+        error() {},
+        warn(message: string) {
+          if (message.startsWith('mutation failed')) throw new Error('log sink gone');
+        },
+      },
+      mutators: {
+        refuse: () => {
+          throw new Error('refused by the app');
+        },
+      },
+    });
+    const roomID = uniqueID('room');
+    const c = t.connect({ roomID });
+    await c.ready();
+    c.mutate('refuse', {});
+    await c.until(() => c.closed, 'close');
+    expect(c.closeCode).toBe(1011);
+    // The room was dropped and loads again from the storage, where the batch is.
+    const d = t.connect({ roomID, clientID: c.clientID, clientGroupID: c.clientGroupID, lmid: 0 });
+    await d.ready();
+    expect(d.lmid).toBe(1);
+    await t.close();
+  });
+
   it('graceful close finishes and stores the in-flight batch before closing sockets and storage', async () => {
     const storage = new GatedStorage();
     const t = await startTestServer({ storage });

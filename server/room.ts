@@ -458,8 +458,13 @@ export class Room {
       return undefined;
     }
     if (commits.length > 0) this.deps.counters.commits++;
-    committed();
-    for (const r of group) this.settled(r.batch, r.result);
+    try {
+      committed();
+      for (const r of group) this.settled(r.batch, r.result);
+    } catch (error) {
+      // Not expected (answering a stored group): the state in memory can no longer be trusted; reload it from storage.
+      this.fail(new StorageError(`Answering the stored batches of room ${this.roomID} failed`, { cause: error }));
+    }
     return undefined;
   }
 
