@@ -491,11 +491,14 @@ export class PostgresStorage implements SharedStorage {
       if ((failed.reason as { code?: unknown }).code === STALE_ROOM_SQLSTATE) throw new StaleRoomError(roomID, batches[0]!.baseVersion);
       throw classifyPgError(failed.reason, 'committing a batch');
     }
-    void hinting.then((hinted) => {
-      if (hinted.status === 'fulfilled') return client.release();
-      this.logger.warn('could not notify other nodes of a batch (their poll catches up)', { error: hinted.reason });
-      client.release(isTransientPgError(hinted.reason) ? (hinted.reason as Error) : undefined);
-    });
+    void hinting
+      .then((hinted) => {
+        if (hinted.status === 'fulfilled') return client.release();
+        this.logger.warn('could not notify other nodes of a batch (their poll catches up)', { error: hinted.reason });
+        client.release(isTransientPgError(hinted.reason) ? (hinted.reason as Error) : undefined);
+      })
+      // Nothing waits for this: a throw here (a release the pool refuses) is logged, not left unhandled.
+      .catch((error: unknown) => this.logger.error('returning a connection to the pool after a batch failed', { error }));
   }
 
   async publish(event: ClusterEvent): Promise<void> {
