@@ -53,9 +53,9 @@ const ONLY_RTT_ROWS = process.env.BENCH_SERVER_ROWS === 'rtt';
 /** BENCH_SERVER_ROWS=cluster: only the 50 rooms × 2 clients PostgreSQL rows (1 node, 3 nodes rooms spread, clients spread), after an unmeasured warm-up, BENCH_CLUSTER_ROUNDS times (default 1) in alternating rounds. */
 const ONLY_CLUSTER_ROWS = process.env.BENCH_SERVER_ROWS === 'cluster';
 const CLUSTER_ROUNDS = Number(process.env.BENCH_CLUSTER_ROUNDS ?? '1');
-/** BENCH_CLUSTER_LOADS=one,rooms,clients (default all): which of those rows each round runs, e.g. =rooms to profile the nodes under one load. */
 /** The cluster rows' unmeasured warm-up, per load. */
 const WARM_UP_MS = 1500;
+/** BENCH_CLUSTER_LOADS=one,rooms,clients (default all): which of those rows each round runs, e.g. =rooms to profile the nodes under one load. */
 const CLUSTER_LOADS = new Set((process.env.BENCH_CLUSTER_LOADS ?? 'one,rooms,clients').split(','));
 /** More server flags for every server this bench starts, e.g. BENCH_SERVER_ARGS="--room-workers 0". */
 const EXTRA_SERVER_ARGS = (process.env.BENCH_SERVER_ARGS ?? '').split(' ').filter((a) => a !== '');
@@ -521,10 +521,10 @@ interface LoadFigures {
 
 const CORES = availableParallelism();
 
-/** "190% of 200%": the CPU the run used against what the machine has; near the whole, the cores bound the figure. */
 /** CPU of all those processes per acknowledged mutation: what decides the figure once the cores are the bound. */
 const cpuPerMutation = (f: LoadFigures) => `${fixed((f.totalCpu * 1e4) / f.mutations, 0)} µs`;
 
+/** "190% of 200%": the CPU the run used against what the machine has; near the whole, the cores bound the figure. */
 const cpuBound = (f: LoadFigures) =>
   `${fixed(f.totalCpu, 0)}% of ${CORES * 100}% (machine ${fixed(f.machineCpu, 0)}%)${f.machineCpu >= CORES * 100 * 0.9 ? ', cores-bound' : ''}`;
 
