@@ -5,6 +5,9 @@ import { FakeSocketServer } from './connection/testing/fake-socket';
 import { seededRandom } from './connection/testing/harness';
 import type { WriteTransaction } from './db/transaction-types';
 import { MemoryKvProvider } from './kv/memory-provider';
+import type { KvProvider } from './kv/provider';
+import type { KvStore } from './kv/types';
+import { logStoreName } from './persist/store-names';
 import { MutationTooLargeError, PUSH_MAX_FRAME_BYTES } from './connection/push-limits';
 import { Reflect, storeName, type ConnectionStatus } from './reflect';
 
@@ -153,6 +156,61 @@ describe('Reflect', () => {
     // Only the small one waits to be pushed.
     expect(r.pendingMutationCount).toBe(1);
     expect(await r.query((tx) => tx.get('small'))).toBe(1);
+  });
+
+  it("an open whose join fails to commit after the store became readable: reads then fail with its error, and the stores are closed", async () => {
+    // The data store's first commit (the join's) fails (e.g. over quota) when the test says so.
+    const inner = new MemoryKvProvider(`reflect-test-${++storeCount}`);
+    let failCommit!: (error: Error) => void;
+    const gate = new Promise<never>((_, reject) => (failCommit = reject));
+    let commitsAsked = 0;
+    const stores: KvStore[] = [];
+    const provider: KvProvider = {
+      durable: false,
+      list: () => inner.list(),
+      drop: (name) => inner.drop(name),
+      async open(name) {
+        const kv = await inner.open(name);
+        stores.push(kv);
+        if (name.endsWith(logStoreName(''))) return kv;
+        return {
+          read: () => kv.read(),
+          write: async () => {
+            const w = await kv.write();
+            return Object.assign(w, { commit: () => (++commitsAsked === 1 ? gate : Promise.reject(new Error('unexpected commit'))) });
+          },
+          close: () => kv.close(),
+          get closed() {
+            return kv.closed;
+          },
+        };
+      },
+    };
+    const clock = new FakeClock(1000);
+    const errors: unknown[] = [];
+    const r = new Reflect({
+      userID: 'user-1',
+      roomID: 'room-1',
+      socketOrigin: null,
+      mutators,
+      logSinks: [],
+      environment: { clock, timers: clock, random: seededRandom(7), visibility: alwaysOn, network: alwaysOn },
+      kvStore: provider,
+    });
+    opened.push(r);
+    // Readable while the join commits.
+    expect(await r.query((tx) => tx.get('n'))).toBe(undefined);
+    expect(commitsAsked).toBe(1);
+    const quota = new Error('QuotaExceededError');
+    failCommit(quota);
+    await expect(r.clientGroupID).rejects.toBe(quota);
+    await expect(r.query((tx) => tx.get('n'))).rejects.toBe(quota);
+    r.subscribe((tx) => tx.get('n'), { onData: () => errors.push('data'), onError: (error) => errors.push(error) });
+    await clock.advance(0);
+    expect(errors).toEqual([quota]);
+    expect(stores.length).toBe(2);
+    expect(stores.every((kv) => kv.closed)).toBe(true);
+    await r.close();
   });
 
   it('close() closes the socket and the store', async () => {

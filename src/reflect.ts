@@ -230,7 +230,10 @@ export class Reflect<MD extends MutatorDefs = MutatorDefs> {
   }
 
   async query<R>(body: (tx: ReadTransaction) => Promise<R> | R): Promise<R> {
-    return (await this.#readable).query(body);
+    const store = await this.#readable;
+    // Readable, then closed without close(): the open failed after (e.g. the join's commit); say why.
+    if (store.closed && !this.#closed) await this.#ready;
+    return store.query(body);
   }
 
   /** Calls `onData` with `body`'s result now and whenever it changes. Returns the unsubscribe function. */
@@ -506,7 +509,15 @@ export class Reflect<MD extends MutatorDefs = MutatorDefs> {
     let cancelled = false;
     this.#readable.then(
       (store) => {
-        if (!cancelled && !this.#closed) stop = start(store);
+        if (cancelled || this.#closed) return;
+        if (!store.closed) {
+          stop = start(store);
+          return;
+        }
+        // The open failed after the store became readable (see query): say why.
+        this.#ready.catch((error: unknown) => {
+          if (!cancelled) fail(error);
+        });
       },
       (error: unknown) => {
         if (!cancelled) fail(error);

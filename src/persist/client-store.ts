@@ -102,13 +102,20 @@ export async function openClientStore(o: ClientStoreOptions): Promise<ClientStor
   logsRead.catch(() => {});
   // The join resolves once it has read what it needs and its commit has started: the view opens over
   // what it read while that transaction commits.
-  const { committed, ...joined } = await startJoiningClientGroup(perdag, {
-    clientID: o.clientID,
-    mutatorNames: Object.keys(o.mutators),
-    indexes: o.indexes,
-    now: o.clock(),
-    newClientGroupID: o.newClientGroupID,
-  });
+  let started: Awaited<ReturnType<typeof startJoiningClientGroup>>;
+  try {
+    started = await startJoiningClientGroup(perdag, {
+      clientID: o.clientID,
+      mutatorNames: Object.keys(o.mutators),
+      indexes: o.indexes,
+      now: o.clock(),
+      newClientGroupID: o.newClientGroupID,
+    });
+  } catch (error) {
+    await Promise.allSettled([perdag.close(), logKvOpened.then((kv) => kv.close())]);
+    throw error;
+  }
+  const { committed, ...joined } = started;
   committed.catch(() => {}); // awaited below
   let scheduler: PersistScheduler | undefined;
   let durable: DurableMutations | undefined;
@@ -124,6 +131,7 @@ export async function openClientStore(o: ClientStoreOptions): Promise<ClientStor
   let lost = false;
   let lastResult: SyncResult | undefined;
   let db: Database;
+  let openedDb: Database | undefined;
   let store: Store;
   try {
     try {
@@ -151,6 +159,7 @@ export async function openClientStore(o: ClientStoreOptions): Promise<ClientStor
           o.onLocalMutation?.(mutation);
         },
       });
+      openedDb = db;
       scheduler = new PersistScheduler(async () => void (await sync()), {
         timers: o.timers,
         clock: { now: o.clock },
@@ -167,7 +176,16 @@ export async function openClientStore(o: ClientStoreOptions): Promise<ClientStor
       await committed;
     }
   } catch (error) {
+    // Nothing of a store that did not open stays open (the caller cannot close it): no persist runs (one
+    // waiting for TabSync fails with this error), the view closes (a reader of onReadable's store finds
+    // it closed) and both stores close.
     tabSyncFailed(error);
+    scheduler?.close();
+    const closeView = async () => {
+      await openedDb?.close();
+      await (memdag ?? perdag).close();
+    };
+    await Promise.allSettled([closeView(), logKvOpened.then((kv) => kv.close())]);
     throw error;
   }
   if (joined.reason !== undefined) o.logger.info(`Starting client group ${joined.clientGroupID}: no stored group fits (${joined.reason})`);

@@ -47,11 +47,13 @@ export interface Joined {
  */
 export async function startJoiningClientGroup(perdag: PersistentDagStore, options: JoinOptions): Promise<Joined & { readonly committed: Promise<void> }> {
   const w = await perdag.write();
-  let committed: Promise<void>;
+  let committed: Promise<void> | undefined;
   let joined: Joined;
   try {
     joined = await joinIn(w, options, (commit) => (committed = commit));
   } catch (error) {
+    // A read after the commit started failed: the write is released once its commit has ended.
+    await committed?.catch(() => {});
     w.release();
     throw error;
   }

@@ -12,7 +12,9 @@ import type { KvProvider } from '../kv/provider';
 import type { KvRead, KvStore, KvWrite } from '../kv/types';
 import type { WriteTransaction } from '../db/transaction-types';
 import { openClientStore } from './client-store';
-import { PRELOADED_ROOT_CHILDREN_MAX, readGroupChain } from './group-chain';
+import { PersistentDagStore } from '../dag/store';
+import { deleteGroupChain, PRELOADED_ROOT_CHILDREN_MAX, readGroupChain } from './group-chain';
+import { startJoiningClientGroup } from './join-group';
 import { readGroup } from './records';
 import { Tabs } from './testing/tabs';
 
@@ -235,6 +237,125 @@ describe('start-up', () => {
     const group = await client.perdag.withRead((r) => readGroup(r, client.clientGroupID));
     expect(group!.mutationIDs[crashed.id]).toBe(5);
     await client.close();
+    await tabs.closeAll();
+  });
+
+  it("when the join's commit fails after the store became readable, open rejects with its error and closes the view, the scheduler and both stores", async () => {
+    const inner = new MemoryKvProvider(`start-up-${++namespaces}`);
+    const tabs = new Tabs({ frozen: true, provider: inner });
+    const crashed = await tabs.open({ mutators: mutators as never });
+    await crashed.client.store.mutate('put', { k: 'logged', value: 7 });
+    tabs.crash(crashed);
+
+    // The data store's next commit (the join's) fails (e.g. over quota) when the test says so.
+    let failCommit!: (error: Error) => void;
+    const gate = new Promise<never>((_, reject) => (failCommit = reject));
+    const dataKv = await inner.open('data');
+    const failing: KvStore = {
+      read: () => dataKv.read(),
+      write: async () => {
+        const w = await dataKv.write();
+        return Object.assign(w, { commit: () => gate });
+      },
+      close: () => dataKv.close(),
+      get closed() {
+        return dataKv.closed;
+      },
+    };
+    const logKv = await inner.open('log');
+    const clock = tabs.clock;
+    let onReadable!: (store: Store) => void;
+    const readable = new Promise<Store>((resolve) => (onReadable = resolve));
+    const opening = openClientStore({
+      dataKv: failing,
+      logKv,
+      clientID: 'reader',
+      mutators: mutators as never,
+      indexes: {},
+      clock: () => clock.now(),
+      timers: { setTimeout: (f, ms) => clock.setTimeout(f, ms), clearTimeout: (h) => clock.clearTimeout(h as never) },
+      random: Math.random,
+      logger: { error: () => {}, warn: () => {}, info: () => {}, debug: () => {} },
+      newClientGroupID: () => 'group-of-reader',
+      keepOwnSnapshot: () => false,
+      onClientStateNotFound: () => {},
+      onReadable,
+    });
+    opening.catch(() => {});
+    const store = await readable;
+    expect(await store.query((tx) => tx.get('logged'))).toBe(7);
+    // The replayed mutation asked for a persist.
+    expect(clock.pendingTimers).toBe(1);
+    const quota = new Error('QuotaExceededError');
+    failCommit(quota);
+    await expect(opening).rejects.toBe(quota);
+    expect(store.closed).toBe(true);
+    await expect(store.query((tx) => tx.get('logged'))).rejects.toThrow();
+    expect(clock.pendingTimers).toBe(0);
+    expect(dataKv.closed).toBe(true);
+    expect(logKv.closed).toBe(true);
+    await tabs.closeAll();
+  });
+
+  it("a join whose read of the top level fails after its commit started releases its write once that commit has ended", async () => {
+    const inner = new MemoryKvProvider(`start-up-${++namespaces}`);
+    const tabs = new Tabs({ frozen: true, provider: inner });
+    const writer = await tabs.open({ mutators: mutators as never });
+    await writer.client.store.mutate('fill', { n: 10_000 });
+    await tabs.close(writer);
+    // Without the chain record the join reads the root's children after its commit started.
+    const dataKv = await inner.open('data');
+    const plain = new PersistentDagStore(dataKv);
+    const chain = await plain.withRead((r) => readGroupChain(r, `group-of-${writer.id}`));
+    const top = chain!.top!;
+    expect(top.length).toBeGreaterThan(1);
+    await plain.withWrite(async (w) => {
+      await deleteGroupChain(w, `group-of-${writer.id}`);
+      await w.commit();
+    });
+
+    const events: string[] = [];
+    let inCommit = false;
+    const failing: KvStore = {
+      read: () => dataKv.read(),
+      write: async () => {
+        const w = await dataKv.write();
+        const get = w.get.bind(w);
+        const commit = w.commit.bind(w);
+        const release = w.release.bind(w);
+        return Object.assign(w, {
+          get: (k: string) => (top.some((hash) => k.includes(hash)) ? Promise.reject(new Error('read failed')) : get(k)),
+          commit: async () => {
+            events.push('commit');
+            await new Promise((resolve) => setImmediate(resolve));
+            // The store's commit ends by releasing the transaction itself: only the join's release is counted.
+            inCommit = true;
+            const applied = commit();
+            inCommit = false;
+            await applied;
+            events.push('committed');
+          },
+          release: () => {
+            if (!inCommit) events.push('release');
+            release();
+          },
+        });
+      },
+      close: () => dataKv.close(),
+      get closed() {
+        return dataKv.closed;
+      },
+    };
+    const joining = startJoiningClientGroup(new PersistentDagStore(failing), {
+      clientID: 'reader',
+      mutatorNames: Object.keys(mutators),
+      indexes: {},
+      now: tabs.clock.now(),
+      newClientGroupID: () => 'group-of-reader',
+    });
+    await expect(joining).rejects.toThrow('read failed');
+    // Released before its commit, the memory store would have undone the join's writes under it.
+    expect(events).toEqual(['commit', 'committed', 'release']);
     await tabs.closeAll();
   });
 });
