@@ -352,7 +352,7 @@ export class Reflect<MD extends MutatorDefs = MutatorDefs> {
     const channel = new TabChannel(environment.BroadcastChannel, storeBaseName(this.userID, this.roomID));
     this.#channel = channel;
     this.#local = local;
-    const stores: LocalStores = { provider: opened.provider, dataKv: opened.dataKv, logKv: await opened.logKv };
+    const stores: LocalStores = { provider: opened.provider, dataKv: opened.dataKv, logKv: await opened.logKv, logInMemory: await opened.logInMemory };
     this.#store = local.store;
     this.#loggedNotice = new Throttle(environment.timers, LOGGED_NOTICE_INTERVAL_MS, () => this.#tell('logged'));
     this.#waitForLog = stores.provider.cheapCommits === true;
@@ -364,6 +364,7 @@ export class Reflect<MD extends MutatorDefs = MutatorDefs> {
     this.#lifecycle = new ClientLifecycle({
       perdag: local.perdag,
       logKv: stores.logKv,
+      logInMemory: stores.logInMemory,
       clientID: this.clientID,
       dataName: this.idbName,
       registry,

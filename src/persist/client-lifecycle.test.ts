@@ -9,6 +9,8 @@ import {
   OLD_DB_CLEANUP_MAX_AGE_NO_PENDING_MS,
 } from '../../protocol/constants';
 import { PersistentDagStore } from '../dag/store';
+import { MemoryKvProvider } from '../kv/memory-provider';
+import type { KvStore } from '../kv/types';
 import { ClientLifecycle } from './client-lifecycle';
 import { OwnLog, readLogs } from './mutation-log';
 import { readClient, readClients, readGroups } from './records';
@@ -27,10 +29,11 @@ afterEach(async () => {
   await tabs.closeAll();
 });
 
-async function lifecycleOf(tab: Tab, lost: string[] = [], dataName = 'data') {
+async function lifecycleOf(tab: Tab, lost: string[] = [], dataName = 'data', logKv?: KvStore) {
   const lifecycle = new ClientLifecycle({
     perdag: tab.client.perdag,
-    logKv: await tabs.logKv(),
+    logKv: logKv ?? (await tabs.logKv()),
+    ...(logKv === undefined ? {} : { logInMemory: true }),
     clientID: tab.id,
     dataName,
     registry: new StoreRegistry(tabs.provider),
@@ -142,6 +145,31 @@ describe('client-group garbage collection', () => {
     expect((await records()).clients.size).toBe(1);
     expect([...(await records()).groups.keys()].sort()).toEqual(['group-of-logged', 'group-of-stored', current.client.clientGroupID].sort());
     // The crashed client's log stays while its entries are stored nowhere else.
+    expect((await readLogs(await tabs.logKv())).map((l) => l.clientID)).toContain('logged');
+  });
+
+  it("a client whose log lives in memory (its durable log refused) collects neither groups nor logs: a group logged only in another client's durable log stays", async () => {
+    tabs = new Tabs({ frozen: true });
+    const logged = await tabs.open({ id: 'logged', mutators: { put: async () => {}, other: async () => {} } });
+    await logged.client.store.mutate('put', {});
+    tabs.crash(logged);
+    const current = await tabs.open();
+    await tabs.clock.advance(8 * DAY);
+    // The tab whose log database failed to open: its log is an empty memory store.
+    const memoryLog = await new MemoryKvProvider(`memory-log-${current.id}-${tabs.clock.now()}`).open('log');
+    const refused = await lifecycleOf(current, [], 'data', memoryLog);
+    await refused.heartbeat();
+    await refused.collectClients();
+    await refused.collectGroups();
+    // Its timers too.
+    refused.start();
+    await tabs.clock.advance(CLIENT_GC_INTERVAL_MS);
+    expect([...(await records()).groups.keys()]).toContain('group-of-logged');
+    // A tab with the durable log collects later: it keeps the log (its group holds it as unstored).
+    const healthy = await lifecycleOf(await tabs.open());
+    await healthy.collectClients();
+    await healthy.collectGroups();
+    expect([...(await records()).groups.keys()]).toContain('group-of-logged');
     expect((await readLogs(await tabs.logKv())).map((l) => l.clientID)).toContain('logged');
   });
 

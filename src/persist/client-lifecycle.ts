@@ -33,6 +33,12 @@ export interface LifecycleLogger {
 export interface ClientLifecycleOptions {
   readonly perdag: PersistentDagStore;
   readonly logKv: KvStore;
+  /**
+   * The log lives in memory beside the durable data store (LocalStores.logInMemory):
+   * groups and logs are not collected here (an empty log would let a group whose only
+   * record is another client's durable log go); the tabs with a durable log collect them.
+   */
+  readonly logInMemory?: boolean;
   readonly clientID: string;
   readonly dataName: string;
   readonly registry: StoreRegistry;
@@ -104,10 +110,11 @@ export class ClientLifecycle {
   async collectClients(): Promise<void> {
     const removed = await collectClients(this.#o.perdag, this.#o.clientID, this.#o.now());
     if (removed.length > 0) this.#o.logger.info(`Collected ${removed.length} client(s) silent for more than 7 days`);
-    await collectLogs(this.#o.perdag, this.#o.logKv);
+    if (this.#o.logInMemory !== true) await collectLogs(this.#o.perdag, this.#o.logKv);
   }
 
   async collectGroups(): Promise<void> {
+    if (this.#o.logInMemory === true) return;
     const removed = await collectGroups(this.#o.perdag, this.#o.logKv);
     if (removed.length > 0) this.#o.logger.info(`Collected ${removed.length} client group(s) no client uses`);
   }

@@ -62,6 +62,7 @@ describe('openLocalStores', () => {
     releaseLog();
     const logKv = await stores.logKv;
     expect(provider.opened).toEqual([stores.dataKv, logKv]);
+    expect(await stores.logInMemory).toBe(false);
     expect(warnings).toEqual([]);
   });
 
@@ -73,6 +74,8 @@ describe('openLocalStores', () => {
     const logKv = await stores.logKv;
     expect(provider.opened).not.toContain(stores.dataKv);
     expect(provider.opened).not.toContain(logKv);
+    // Both in memory: collecting against that log is sound.
+    expect(await stores.logInMemory).toBe(false);
     await expect.poll(() => provider.opened.every((kv) => kv.closed)).toBe(true);
     expect(warnings).toHaveLength(1);
     expect(warnings[0]).toContain('"data"');
@@ -93,6 +96,8 @@ describe('openLocalStores', () => {
     const r = await logKv.read();
     expect(await r.get('k')).toBe(1);
     r.release();
+    // Said, so that the client collects nothing against it.
+    expect(await stores.logInMemory).toBe(true);
     expect(warnings).toHaveLength(1);
     expect(warnings[0]).toContain('"data:log"');
   });

@@ -22,6 +22,13 @@ export interface LocalStores {
   readonly provider: KvProvider;
   readonly dataKv: KvStore;
   readonly logKv: KvStore;
+  /**
+   * The provider refused the log alone: it lives in memory beside the durable
+   * data store. Its (empty) logs say nothing of what other clients logged:
+   * garbage collection of groups and logs, and recovery from logs, must not
+   * decide anything on them (the tabs with a durable log do it).
+   */
+  readonly logInMemory: boolean;
 }
 
 let toldNoIndexedDB = false;
@@ -46,14 +53,15 @@ export function chooseProvider(option: KvStoreOption | undefined, idbFactory: ID
  * open (a client starts joining its group while the log opens): the log
  * comes as a promise. When the provider refuses the data store, both live
  * in memory. When it refuses only the log, the log lives in memory (said
- * once): mutations are then durable at the data store's next persist.
+ * once): mutations are then durable at the data store's next persist, and
+ * `logInMemory` resolves true (see LocalStores.logInMemory).
  */
 export async function openLocalStores(
   provider: KvProvider,
   dataName: string,
   logName: string,
   logger: LocalStoresLogger,
-): Promise<{ readonly provider: KvProvider; readonly dataKv: KvStore; readonly logKv: Promise<KvStore> }> {
+): Promise<{ readonly provider: KvProvider; readonly dataKv: KvStore; readonly logKv: Promise<KvStore>; readonly logInMemory: Promise<boolean> }> {
   // The data store first: the join waits for it, and IndexedDB opens one database after the other.
   const data = provider.open(dataName);
   const log = provider.open(logName);
@@ -67,12 +75,17 @@ export async function openLocalStores(
     logger.warn(`Could not open the local store "${dataName}"; local data is kept in memory only (it will not survive a reload)`, error);
     const memory = new MemoryKvProvider();
     const [memoryData, memoryLog] = await Promise.all([memory.open(dataName), memory.open(logName)]);
-    return { provider: memory, dataKv: memoryData, logKv: Promise.resolve(memoryLog) };
+    return { provider: memory, dataKv: memoryData, logKv: Promise.resolve(memoryLog), logInMemory: Promise.resolve(false) };
   }
-  const logKv = log.catch(async (error: unknown) => {
-    if (!provider.durable) throw error;
-    logger.warn(`Could not open the write-ahead log "${logName}"; it is kept in memory only (mutations are kept at the next store of the local state)`, error);
-    return new MemoryKvProvider().open(logName);
-  });
-  return { provider, dataKv, logKv };
+  const opened = log.then(
+    (kv) => ({ kv, inMemory: false }),
+    async (error: unknown) => {
+      if (!provider.durable) throw error;
+      logger.warn(`Could not open the write-ahead log "${logName}"; it is kept in memory only (mutations are kept at the next store of the local state)`, error);
+      return { kv: await new MemoryKvProvider().open(logName), inMemory: true };
+    },
+  );
+  const logInMemory = opened.then((o) => o.inMemory);
+  logInMemory.catch(() => {}); // the log's own promise carries the error
+  return { provider, dataKv, logKv: opened.then((o) => o.kv), logInMemory };
 }
