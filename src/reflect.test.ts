@@ -8,6 +8,10 @@ import { MemoryKvProvider } from './kv/memory-provider';
 import type { KvProvider } from './kv/provider';
 import type { KvStore } from './kv/types';
 import { logStoreName } from './persist/store-names';
+import { PersistentDagStore } from './dag/store';
+import { readClients, readGroups } from './persist/records';
+import { Tabs } from './persist/testing/tabs';
+import { CLIENT_GC_INTERVAL_MS } from '../protocol/constants';
 import { MutationTooLargeError, PUSH_MAX_FRAME_BYTES } from './connection/push-limits';
 import { Reflect, storeName, type ConnectionStatus } from './reflect';
 
@@ -210,6 +214,45 @@ describe('Reflect', () => {
     expect(errors).toEqual([quota]);
     expect(stores.length).toBe(2);
     expect(stores.every((kv) => kv.closed)).toBe(true);
+    await r.close();
+  });
+
+  it("a client whose log the provider refused (kept in memory beside the durable data store) collects no group another client's durable log holds", async () => {
+    const inner = new MemoryKvProvider(`reflect-test-${++storeCount}`);
+    const dataName = 'roomsync:user-1:room-1:v2:3';
+    // A tab of another build crashed with a mutation only in its (durable) log.
+    const tabs = new Tabs({ frozen: true, provider: inner, dataName, logName: logStoreName(dataName) });
+    const crashed = await tabs.open({ id: 'crashed', mutators: { put: async () => {}, other: async () => {} } });
+    await crashed.client.store.mutate('put', {});
+    tabs.crash(crashed);
+    const refusing: KvProvider = {
+      durable: true,
+      list: () => inner.list(),
+      drop: (name) => inner.drop(name),
+      open: (name) => (name === logStoreName(dataName) ? Promise.reject(new Error('refused')) : inner.open(name)),
+    };
+    // Eight days later (the crashed client is collected), with the log refused.
+    const clock = new FakeClock(tabs.clock.now() + 8 * 24 * 60 * 60 * 1000);
+    const r = new Reflect({
+      userID: 'user-1',
+      roomID: 'room-1',
+      socketOrigin: null,
+      schemaVersion: '3',
+      mutators,
+      logSinks: [],
+      environment: { clock, timers: clock, random: seededRandom(7), visibility: alwaysOn, network: alwaysOn },
+      kvStore: refusing,
+    });
+    opened.push(r);
+    expect(r.idbName).toBe(dataName);
+    await r.clientGroupID;
+    await clock.advance(2 * CLIENT_GC_INTERVAL_MS);
+    const { clients, groups } = await new PersistentDagStore(await inner.open(dataName)).withRead(async (read) => ({
+      clients: await readClients(read),
+      groups: await readGroups(read),
+    }));
+    expect(clients.has('crashed')).toBe(false);
+    expect([...groups.keys()]).toContain('group-of-crashed');
     await r.close();
   });
 
