@@ -29,12 +29,13 @@ const ROOT = resolve(import.meta.dirname, '..');
 const BIN = join(ROOT, 'node_modules/.bin');
 /**
  * min+gzip of a browser app that imports Reflect; above it the step fails.
- * Issue 11's target is 32 KB. The bundle is 46.8 KB (160.0 KB min) as of
- * 25b89a9 (the client/server codec split and smaller generated validators took
- * it from 47.4 KB), so this budget — that size rounded up to the next whole KB,
- * plus 1 KB — is a regression guard, not the target, until the target is met.
+ * Issue 11's target is 32 KB. The bundle is 48.1 KB (163.4 KB min) as of
+ * the start-up work of 2026-11-24 (the store readable while its join
+ * commits, the log opened beside it, and closing what a failed open opened
+ * took it from 47.5 KB), so this budget — that size rounded up to the next
+ * whole KB — is a regression guard, not the target, until the target is met.
  */
-const BUNDLE_BUDGET_BYTES = 48 * 1024;
+const BUNDLE_BUDGET_BYTES = 49 * 1024;
 /** Paths that must never be in the tarball. */
 const FORBIDDEN_IN_TARBALL = [/\.test\.[cm]?[jt]sx?$/, /^\.ci\//, /^demo\//, /^e2e\//, /^bench\//, /^src\//, /^server\//, /^conformance\//, /^codegen\//, /test-support|test-fixtures/];
 /** Packages the tarball alone must not pull into an app. */
