@@ -83,6 +83,19 @@ async function mutateAlone(c: ReturnType<TestServer['connect']>, push: () => voi
   await c.until(() => c.messages.filter((m) => m[0] === 'pong').length > pongs);
 }
 
+/** A server on a GatedStorage with a ready client of one room (and a watcher of it); the storage holds the next commit. */
+async function heldRoom(options: { readonly watch?: boolean; readonly clock?: { now(): number } } = {}) {
+  const storage = new GatedStorage(options.clock);
+  const t = await startTestServer({ storage, ...(options.clock === undefined ? {} : { clock: options.clock }) });
+  const roomID = uniqueID('room');
+  const c = t.connect({ roomID });
+  const watcher = options.watch === true ? t.connect({ roomID }) : undefined;
+  await c.ready();
+  await watcher?.ready();
+  storage.hold();
+  return { storage, t, roomID, c, watcher: watcher! };
+}
+
 describe('lifecycle', () => {
   it('pokes only after the batch is stored', async () => {
     const storage = new GatedStorage();
@@ -103,23 +116,11 @@ describe('lifecycle', () => {
   });
 
   it('stores the batches that ran while one was being stored in one commit, and pokes each after it in version order', async () => {
-    const storage = new GatedStorage();
-    const t = await startTestServer({ storage });
-    const roomID = uniqueID('room');
-    const c = t.connect({ roomID });
-    const watcher = t.connect({ roomID });
-    await c.ready();
-    await watcher.ready();
-    storage.hold();
+    const { storage, t, c, watcher } = await heldRoom({ watch: true });
     c.mutate('put', { key: 'k', value: 1 });
     await until(() => storage.events.length === 1);
-    // Each push taken alone (a pong comes after the push before it was queued), so each is a batch of its own.
-    for (const value of [2, 3]) {
-      c.mutate('put', { key: 'k', value });
-      const pongs = c.messages.filter((m) => m[0] === 'pong').length;
-      c.sendRaw(JSON.stringify(['ping', {}]));
-      await c.until(() => c.messages.filter((m) => m[0] === 'pong').length > pongs);
-    }
+    // Each push taken alone, so each is a batch of its own.
+    for (const value of [2, 3]) await mutateAlone(c, () => c.mutate('put', { key: 'k', value }));
     expect(watcher.pokes).toHaveLength(1);
     storage.open();
     await c.acked(3);
@@ -134,14 +135,7 @@ describe('lifecycle', () => {
     // Each read of the clock a tick later: a poke's timestamp says when it was made, against when each commit was requested.
     let tick = 1_000_000;
     const clock = { now: () => ++tick };
-    const storage = new GatedStorage(clock);
-    const t = await startTestServer({ storage, clock });
-    const roomID = uniqueID('room');
-    const c = t.connect({ roomID });
-    const watcher = t.connect({ roomID });
-    await c.ready();
-    await watcher.ready();
-    storage.hold();
+    const { storage, t, roomID, c, watcher } = await heldRoom({ watch: true, clock });
     c.mutate('put', { key: 'k', value: 1 });
     await until(() => storage.events.length === 1);
     await mutateAlone(c, () => c.mutate('put', { key: 'k', value: 2 }));
@@ -160,14 +154,7 @@ describe('lifecycle', () => {
   });
 
   it('a group found stale once the group before it committed runs again, with every batch after it, once each and in order', async () => {
-    const storage = new GatedStorage();
-    const t = await startTestServer({ storage });
-    const roomID = uniqueID('room');
-    const c = t.connect({ roomID });
-    const watcher = t.connect({ roomID });
-    await c.ready();
-    await watcher.ready();
-    storage.hold();
+    const { storage, t, roomID, c, watcher } = await heldRoom({ watch: true });
     c.mutate('increment', { key: 'n', delta: 1 });
     await until(() => storage.events.length === 1);
     await mutateAlone(c, () => c.mutate('increment', { key: 'n', delta: 10 }));
@@ -201,12 +188,7 @@ describe('lifecycle', () => {
   });
 
   it('a push refused in the group after one that acknowledges the same client\'s push: the poke comes before the error', async () => {
-    const storage = new GatedStorage();
-    const t = await startTestServer({ storage });
-    const roomID = uniqueID('room');
-    const c = t.connect({ roomID });
-    await c.ready();
-    storage.hold();
+    const { storage, t, roomID, c } = await heldRoom();
     c.mutate('put', { key: 'k', value: 1 });
     await until(() => storage.events.length === 1);
     // Mutation id 3 where 2 is expected: InvalidPush, nothing to store.
@@ -250,12 +232,7 @@ describe('lifecycle', () => {
   });
 
   it('graceful close finishes and stores the in-flight batch before closing sockets and storage', async () => {
-    const storage = new GatedStorage();
-    const t = await startTestServer({ storage });
-    const roomID = uniqueID('room');
-    const c = t.connect({ roomID });
-    await c.ready();
-    storage.hold();
+    const { storage, t, c } = await heldRoom();
     c.mutate('increment', { key: 'n', delta: 1 });
     await until(() => storage.events.length === 1);
     const closing = t.server.close();
