@@ -90,6 +90,33 @@ async function readsToFirstGet(keys: number, pending: number): Promise<number> {
   return reads;
 }
 
+type OpenOptions = Parameters<typeof openClientStore>[0];
+
+/** The reader tab's open in these tests: what each test varies, over the same client, mutators and a quiet logger. */
+function readerOpen(o: Pick<OpenOptions, 'dataKv' | 'logKv' | 'clock' | 'timers'> & Partial<OpenOptions>): OpenOptions {
+  return {
+    clientID: 'reader',
+    mutators: mutators as never,
+    indexes: {},
+    random: Math.random,
+    logger: { error: () => {}, warn: () => {}, info: () => {}, debug: () => {} },
+    newClientGroupID: () => 'group-of-reader',
+    keepOwnSnapshot: () => false,
+    onClientStateNotFound: () => {},
+    ...o,
+  };
+}
+
+/** Stores where a tab crashed after logging one mutation (`logged` = 7) that it never stored: the next tab replays it. */
+async function crashedTabWithALoggedPut() {
+  const inner = new MemoryKvProvider(`start-up-${++namespaces}`);
+  const tabs = new Tabs({ frozen: true, provider: inner });
+  const crashed = await tabs.open({ mutators: mutators as never });
+  await crashed.client.store.mutate('put', { k: 'logged', value: 7 });
+  tabs.crash(crashed);
+  return { inner, tabs, crashed };
+}
+
 describe('start-up', () => {
   it('open → first get reads no more for 10,000 keys than for 100, but for one level of the tree', async () => {
     const small = await readsToFirstGet(100, 0);
@@ -132,11 +159,7 @@ describe('start-up', () => {
   }, 60_000);
 
   it("is readable while the joining write commits, with a crashed tab's logged mutations already in its view; open resolves after that commit", async () => {
-    const inner = new MemoryKvProvider(`start-up-${++namespaces}`);
-    const tabs = new Tabs({ frozen: true, provider: inner });
-    const crashed = await tabs.open({ mutators: mutators as never });
-    await crashed.client.store.mutate('put', { k: 'logged', value: 7 });
-    tabs.crash(crashed);
+    const { inner, tabs } = await crashedTabWithALoggedPut();
 
     // The data store's next commit (the join's) waits until the test lets it go.
     let letCommit!: () => void;
@@ -163,21 +186,15 @@ describe('start-up', () => {
     };
     let onReadable!: (store: Store) => void;
     const readable = new Promise<Store>((resolve) => (onReadable = resolve));
-    const opening = openClientStore({
-      dataKv: gated,
-      logKv: await inner.open('log'),
-      clientID: 'reader',
-      mutators: mutators as never,
-      indexes: {},
-      clock: () => tabs.clock.now(),
-      timers: { setTimeout: () => 0, clearTimeout: () => {} },
-      random: Math.random,
-      logger: { error: () => {}, warn: () => {}, info: () => {}, debug: () => {} },
-      newClientGroupID: () => 'group-of-reader',
-      keepOwnSnapshot: () => false,
-      onClientStateNotFound: () => {},
-      onReadable,
-    });
+    const opening = openClientStore(
+      readerOpen({
+        dataKv: gated,
+        logKv: await inner.open('log'),
+        clock: () => tabs.clock.now(),
+        timers: { setTimeout: () => 0, clearTimeout: () => {} },
+        onReadable,
+      }),
+    );
     let opened = false;
     void opening.then(() => (opened = true));
     const store = await readable;
@@ -215,20 +232,16 @@ describe('start-up', () => {
       if (++replays === 3) await clock.advance(PERSIST_WAIT_MS);
     };
     const errors: unknown[] = [];
-    const client = await openClientStore({
-      dataKv: await inner.open('data'),
-      logKv: await inner.open('log'),
-      clientID: 'reader',
-      mutators: slowMutators as never,
-      indexes: {},
-      clock: () => clock.now(),
-      timers: { setTimeout: (f, ms) => clock.setTimeout(f, ms), clearTimeout: (h) => clock.clearTimeout(h as never) },
-      random: Math.random,
-      logger: { error: (m, e) => errors.push([m, String(e)]), warn: () => {}, info: () => {}, debug: () => {} },
-      newClientGroupID: () => 'group-of-reader',
-      keepOwnSnapshot: () => false,
-      onClientStateNotFound: () => {},
-    });
+    const client = await openClientStore(
+      readerOpen({
+        dataKv: await inner.open('data'),
+        logKv: await inner.open('log'),
+        mutators: slowMutators as never,
+        clock: () => clock.now(),
+        timers: { setTimeout: (f, ms) => clock.setTimeout(f, ms), clearTimeout: (h) => clock.clearTimeout(h as never) },
+        logger: { error: (m, e) => errors.push([m, String(e)]), warn: () => {}, info: () => {}, debug: () => {} },
+      }),
+    );
     duringReplay = undefined;
     expect(replays).toBe(5);
     // The persist that fell due went on once the store was open: the replayed mutations are stored.
@@ -241,11 +254,7 @@ describe('start-up', () => {
   });
 
   it("when the join's commit fails after the store became readable, open rejects with its error and closes the view, the scheduler and both stores", async () => {
-    const inner = new MemoryKvProvider(`start-up-${++namespaces}`);
-    const tabs = new Tabs({ frozen: true, provider: inner });
-    const crashed = await tabs.open({ mutators: mutators as never });
-    await crashed.client.store.mutate('put', { k: 'logged', value: 7 });
-    tabs.crash(crashed);
+    const { inner, tabs } = await crashedTabWithALoggedPut();
 
     // The data store's next commit (the join's) fails (e.g. over quota) when the test says so.
     let failCommit!: (error: Error) => void;
@@ -266,21 +275,15 @@ describe('start-up', () => {
     const clock = tabs.clock;
     let onReadable!: (store: Store) => void;
     const readable = new Promise<Store>((resolve) => (onReadable = resolve));
-    const opening = openClientStore({
-      dataKv: failing,
-      logKv,
-      clientID: 'reader',
-      mutators: mutators as never,
-      indexes: {},
-      clock: () => clock.now(),
-      timers: { setTimeout: (f, ms) => clock.setTimeout(f, ms), clearTimeout: (h) => clock.clearTimeout(h as never) },
-      random: Math.random,
-      logger: { error: () => {}, warn: () => {}, info: () => {}, debug: () => {} },
-      newClientGroupID: () => 'group-of-reader',
-      keepOwnSnapshot: () => false,
-      onClientStateNotFound: () => {},
-      onReadable,
-    });
+    const opening = openClientStore(
+      readerOpen({
+        dataKv: failing,
+        logKv,
+        clock: () => clock.now(),
+        timers: { setTimeout: (f, ms) => clock.setTimeout(f, ms), clearTimeout: (h) => clock.clearTimeout(h as never) },
+        onReadable,
+      }),
+    );
     opening.catch(() => {});
     const store = await readable;
     expect(await store.query((tx) => tx.get('logged'))).toBe(7);
