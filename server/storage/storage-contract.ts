@@ -5,6 +5,16 @@ import { isSharedStorage, type Storage } from './types';
  * The behaviour every Storage must show; each implementation's test calls
  * this (`groups`: it has commitBatches, whose contract is checked too).
  */
+/** Entries in key order, whatever order the storage returns them in. */
+function byKey<T extends { readonly key: string }>(entries: Iterable<T>): T[] {
+  return [...entries].sort((x, y) => (x.key < y.key ? -1 : 1));
+}
+
+/** Clients in client id order. */
+function byClient<T extends { readonly clientID: string }>(clients: Iterable<T>): T[] {
+  return [...clients].sort((x, y) => (x.clientID < y.clientID ? -1 : 1));
+}
+
 export function describeStorageContract(name: string, open: () => Promise<Storage>, { groups = false }: { readonly groups?: boolean } = {}): void {
   describe(`${name}: Storage contract`, () => {
     it('creates rooms once and lists them', async () => {
@@ -37,7 +47,7 @@ export function describeStorageContract(name: string, open: () => Promise<Storag
       });
       const room = await s.loadRoom('r');
       expect(room?.meta.version).toBe(2);
-      expect([...room!.entries].sort((x, y) => (x.key < y.key ? -1 : 1))).toEqual([
+      expect(byKey(room!.entries)).toEqual([
         { key: 'a', json: '{"b":7,"a":8}', version: 2 },
         { key: 'b', json: undefined, version: 1 },
       ]);
@@ -67,7 +77,7 @@ export function describeStorageContract(name: string, open: () => Promise<Storag
       ]);
       let room = await s.loadRoom('r');
       expect(room?.meta).toMatchObject({ version: 3, tombstoneHorizon: 1 });
-      expect([...room!.entries].sort((x, y) => (x.key < y.key ? -1 : 1))).toEqual([
+      expect(byKey(room!.entries)).toEqual([
         { key: 'a', json: '2', version: 2 },
         { key: 'b', json: undefined, version: 3 },
       ]);
@@ -98,12 +108,12 @@ export function describeStorageContract(name: string, open: () => Promise<Storag
       ]);
       const room = await s.loadRoom('r');
       expect(room?.meta).toMatchObject({ version: 4, tombstoneHorizon: 2 });
-      expect([...room!.entries].sort((x, y) => (x.key < y.key ? -1 : 1))).toEqual([
+      expect(byKey(room!.entries)).toEqual([
         { key: 'k', json: '2', version: 3 },
         { key: 'kept', json: '1', version: 2 },
         { key: 'y', json: '"y"', version: 4 },
       ]);
-      expect([...room!.clients].sort((x, y) => (x.clientID < y.clientID ? -1 : 1))).toEqual([
+      expect(byClient(room!.clients)).toEqual([
         { clientID: 'c1', clientGroupID: 'g1', lastMutationID: 3 },
         { clientID: 'c2', clientGroupID: 'g1', lastMutationID: 1, userID: 'u' },
       ]);
@@ -129,21 +139,19 @@ export function describeStorageContract(name: string, open: () => Promise<Storag
       ]);
       const room = await s.loadRoom('r');
       expect(room?.meta).toMatchObject({ version: 4, tombstoneHorizon: 1 });
-      expect([...room!.entries].sort((x, y) => (x.key < y.key ? -1 : 1))).toEqual([
+      expect(byKey(room!.entries)).toEqual([
         { key: 'a', json: '3', version: 4 },
         { key: 'b', json: '"b2"', version: 2 },
         { key: 'c', json: '"c"', version: 3 },
         { key: 'd', json: undefined, version: 4 },
       ]);
-      expect([...room!.clients].sort((x, y) => (x.clientID < y.clientID ? -1 : 1))).toEqual([
+      expect(byClient(room!.clients)).toEqual([
         { clientID: 'c0', clientGroupID: 'g0', lastMutationID: 5 },
         { clientID: 'c1', clientGroupID: 'g1', lastMutationID: 4 },
         { clientID: 'c2', clientGroupID: 'g1', lastMutationID: 1, userID: 'u2' },
         { clientID: 'c3', clientGroupID: 'g2', lastMutationID: 7, userID: 'u3' },
       ]);
       if (isSharedStorage(s)) {
-        const byKey = (entries: readonly { key: string }[]) => [...entries].sort((x, y) => (x.key < y.key ? -1 : 1));
-        const byClient = (clients: readonly { clientID: string }[]) => [...clients].map((c) => c.clientID).sort();
         const since1 = (await s.changesSince('r', 1))!;
         expect(since1.meta.version).toBe(4);
         expect(byKey(since1.entries)).toEqual([
@@ -152,20 +160,20 @@ export function describeStorageContract(name: string, open: () => Promise<Storag
           { key: 'c', json: '"c"', version: 3 },
           { key: 'd', json: undefined, version: 4 },
         ]);
-        expect(byClient(since1.clients)).toEqual(['c1', 'c2', 'c3']);
+        expect(byClient(since1.clients).map((c) => c.clientID)).toEqual(['c1', 'c2', 'c3']);
         const since2 = (await s.changesSince('r', 2))!;
         expect(byKey(since2.entries)).toEqual([
           { key: 'a', json: '3', version: 4 },
           { key: 'c', json: '"c"', version: 3 },
           { key: 'd', json: undefined, version: 4 },
         ]);
-        expect(byClient(since2.clients)).toEqual(['c1', 'c3']);
+        expect(byClient(since2.clients).map((c) => c.clientID)).toEqual(['c1', 'c3']);
         const since3 = (await s.changesSince('r', 3))!;
         expect(byKey(since3.entries)).toEqual([
           { key: 'a', json: '3', version: 4 },
           { key: 'd', json: undefined, version: 4 },
         ]);
-        expect(byClient(since3.clients)).toEqual(['c1', 'c3']);
+        expect(byClient(since3.clients).map((c) => c.clientID)).toEqual(['c1', 'c3']);
         expect((await s.changesSince('r', 4))!.entries).toEqual([]);
       }
       await s.close();
