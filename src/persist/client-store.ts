@@ -119,7 +119,6 @@ export async function openClientStore(o: ClientStoreOptions): Promise<ClientStor
   committed.catch(() => {}); // awaited below
   let scheduler: PersistScheduler | undefined;
   let durable: DurableMutations | undefined;
-  let tabSync: TabSync | undefined;
   // A persist that falls due before TabSync exists (a replayed mutation scheduled it) waits for it.
   let tabSyncMade!: (made: TabSync) => void;
   let tabSyncFailed!: (error: unknown) => void;
@@ -189,7 +188,7 @@ export async function openClientStore(o: ClientStoreOptions): Promise<ClientStor
     throw error;
   }
   if (joined.reason !== undefined) o.logger.info(`Starting client group ${joined.clientGroupID}: no stored group fits (${joined.reason})`);
-  tabSync = new TabSync({
+  const tabSync = new TabSync({
     perdag,
     memdag,
     db,
@@ -208,7 +207,7 @@ export async function openClientStore(o: ClientStoreOptions): Promise<ClientStor
   async function sync(): Promise<SyncResult> {
     if (lost) return 'client-state-not-found';
     // A persist a replayed mutation scheduled waits for the open like the rest (TabSync is made once the join holds).
-    const tabs = tabSync ?? (await tabSyncReady);
+    const tabs = await tabSyncReady;
     const ids = durable?.lastIDsToStore() ?? new Map<string, number>();
     try {
       lastResult = await tabs.sync();
