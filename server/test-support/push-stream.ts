@@ -162,7 +162,7 @@ export async function expectStreamsConverged(streams: readonly StreamingClient[]
 }
 
 /** A trial that made no progress this long (real time) is stuck: it fails with a diagnosis. */
-export const STALL_MS = 30_000;
+const STALL_MS = 30_000;
 /** How often the stall watch looks, and how long the nodes may take to describe themselves. */
 const STALL_CHECK_MS = 1000;
 const DIAGNOSE_MS = 5000;
@@ -176,6 +176,7 @@ const DIAGNOSE_MS = 5000;
  */
 export class StallWatch {
   private phaseName = 'starting';
+  private phaseStallMs: number;
   private signature = '';
   private lastProgress = Date.now();
   private readonly timer: NodeJS.Timeout;
@@ -188,6 +189,7 @@ export class StallWatch {
     private readonly diagnose: () => Promise<string>,
     private readonly stallMs = STALL_MS,
   ) {
+    this.phaseStallMs = stallMs;
     let reject!: (error: Error) => void;
     this.stalled = new Promise<never>((_, r) => (reject = r));
     this.stalled.catch(() => {});
@@ -197,7 +199,7 @@ export class StallWatch {
       if (signature !== this.signature) {
         this.signature = signature;
         this.lastProgress = now;
-      } else if (!this.fired && now - this.lastProgress >= this.stallMs) {
+      } else if (!this.fired && now - this.lastProgress >= this.phaseStallMs) {
         this.fired = true;
         this.stop();
         void this.diagnosis().then((text) => reject(new Error(text)));
@@ -205,9 +207,14 @@ export class StallWatch {
     }, STALL_CHECK_MS);
   }
 
-  /** The trial moved on to `name` (progress in itself). */
-  phase(name: string): void {
+  /**
+   * The trial moved on to `name` (progress in itself). A phase that waits on
+   * something outside the streams (e.g. a database restarting: no frame
+   * arrives meanwhile) gives itself `stallMs` of its own.
+   */
+  phase(name: string, stallMs = this.stallMs): void {
     this.phaseName = name;
+    this.phaseStallMs = stallMs;
   }
 
   /** `work`, or the stall's diagnosis if the trial stops making progress first. */
@@ -232,7 +239,7 @@ export class StallWatch {
     ]);
     clearTimeout(timer);
     return [
-      `${this.what} made no progress for ${this.stallMs / 1000} s while ${this.phaseName}`,
+      `${this.what} made no progress for ${this.phaseStallMs / 1000} s while ${this.phaseName}`,
       'streams:',
       ...this.streams.map((s) => `  ${s.describe()}`),
       nodes,
