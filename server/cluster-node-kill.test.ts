@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isRunning, type ChildServer } from './test-support/child-server';
 import { startNodeCluster, type NodeCluster } from './test-support/node-cluster';
+import { pollUntil } from './test-support/event-loop';
 import { hasAppState } from './test-support/app-state';
 import { connectStreams, expectStreamsConverged, StallWatch, streamMutation, streamState, StreamingClient, streamWithDisruption, TRIAL } from './test-support/push-stream';
 import { TestClient, uniqueID } from './test-support/test-client';
@@ -84,15 +85,6 @@ async function whileStarting(start: Promise<unknown>, body: () => Promise<void>)
   await start;
 }
 
-/** Polls until `check` holds (a state of another process, seen through its API). */
-async function eventually(what: string, check: () => Promise<boolean>): Promise<void> {
-  for (let i = 0; i < 200; i++) {
-    if (await check()) return;
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-  throw new Error(`Timed out waiting for ${what}`);
-}
-
 describe('a node killed mid-stream (kill -9 of its real process)', () => {
   it(`loses nothing acknowledged and applies nothing twice, ${TRIALS} trials`, async () => {
     for (let n = 0; n < TRIALS; n++) await trial(n);
@@ -124,7 +116,7 @@ describe('a node killed mid-stream (kill -9 of its real process)', () => {
       const moving = stream.moveTo(b.url);
       const ws = stream.client.ws;
       ws.once('open', () => ws.pause());
-      await eventually('node B to attach the moved client', async () => (await cluster.roomConnections(b, roomID)) === 2);
+      await pollUntil('node B to attach the moved client', async () => (await cluster.roomConnections(b, roomID)) === 2);
       ws.resume();
       await moving;
       await stream.client.until(() => stream.done || stream.client.closed, 'every mutation acknowledged');

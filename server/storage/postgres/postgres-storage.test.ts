@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { compareKeys } from '../../key-order';
 import { dropListeners, sql } from '../../test-support/pg-sql';
+import { pollUntil } from '../../test-support/event-loop';
 import { startPostgres, type PostgresServer } from '../../test-support/postgres-server';
 import { describeStorageContract } from '../storage-contract';
 import type { ClusterEvent } from '../types';
@@ -27,15 +28,6 @@ async function open(url: string, options: Partial<ConstructorParameters<typeof O
   const s = await PostgresStorage.open({ connectionString: url, ...options });
   opened.push(s);
   return s;
-}
-
-/** Polls until `holds` (no fixed sleeps: PostgreSQL's own timers decide when). */
-async function until(what: string, holds: () => Promise<boolean>): Promise<void> {
-  const deadline = Date.now() + 10_000;
-  while (!(await holds())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
 }
 
 function nextEvent(events: ClusterEvent[], what: (e: ClusterEvent) => boolean): Promise<ClusterEvent> {
@@ -119,7 +111,7 @@ describe('PostgresStorage', () => {
     const lockA = await a.lockRoom('r', 0);
     let bLocked = false;
     const lockingB = b.lockRoom('r', 0).then((l) => ((bLocked = true), l));
-    await until('B to wait for the lock', async () => (await sql(url, 'SELECT 1 FROM pg_locks WHERE NOT granted')).length > 0);
+    await pollUntil('B to wait for the lock', async () => (await sql(url, 'SELECT 1 FROM pg_locks WHERE NOT granted')).length > 0);
     expect(bLocked).toBe(false);
     await lockA!.commit({ baseVersion: 0, version: 1, entries: [{ key: 'k', json: '"a"', version: 1 }], clients: [] });
     const lockB = (await lockingB)!;
@@ -139,7 +131,7 @@ describe('PostgresStorage', () => {
     // One that finds the row locked by a batch at its base version waits for it, then sees the room moved on.
     const holder = await a.lockRoom('r', 1);
     const late = b.commitBatch('r', put(2, '"b2"'));
-    await until('the commit to wait for the lock', async () => (await sql(url, "SELECT 1 FROM pg_locks WHERE NOT granted AND locktype = 'transactionid'")).length > 0);
+    await pollUntil('the commit to wait for the lock', async () => (await sql(url, "SELECT 1 FROM pg_locks WHERE NOT granted AND locktype = 'transactionid'")).length > 0);
     await holder!.commit(put(2, '"a2"'));
     await expect(late).rejects.toMatchObject({ kind: 'StaleRoom' });
     await expect(a.commitBatch('missing', put(1, '1'))).rejects.toMatchObject({ kind: 'StaleRoom' });
@@ -206,7 +198,7 @@ describe('PostgresStorage', () => {
     const stuck = await holder.lockRoom('r', 0);
     await expect(waiter.lockRoom('r', 0)).rejects.toMatchObject({ kind: 'StorageUnavailable' });
     // The holder's session is ended by PostgreSQL; its commit fails and nothing was written.
-    await until('the idle transaction to be ended', async () => (await sql(url, "SELECT 1 FROM pg_stat_activity WHERE state LIKE 'idle in transaction%'")).length === 0);
+    await pollUntil('the idle transaction to be ended', async () => (await sql(url, "SELECT 1 FROM pg_stat_activity WHERE state LIKE 'idle in transaction%'")).length === 0);
     await expect(stuck!.commit({ baseVersion: 0, version: 1, entries: [{ key: 'k', json: '1', version: 1 }], clients: [] })).rejects.toMatchObject({
       kind: 'StorageUnavailable',
     });
