@@ -33,7 +33,7 @@ export interface RoomDeps {
   readonly onBroken: (room: Room) => void;
   /** Called when the room has no connections and nothing queued: it may be dropped from memory. */
   readonly onIdle: (room: Room) => void;
-  /** For the waits between attempts while a shared storage is unreachable. @default the global setTimeout */
+  /** For the waits between attempts while a shared storage is unreachable. */
   readonly timers: Timers;
   /** Who is here, written as keys with the batches; undefined: presence is off. */
   readonly presence?: PresenceSettings | undefined;
@@ -202,7 +202,7 @@ export class Room {
   }
 
   /** The room's figures (the engine's only while its state is loaded: stats never reload it) and where its queue is. */
-  async stats(): Promise<(RoomStats & { queue: RoomQueueState }) | { queue: RoomQueueState } | undefined> {
+  async stats(): Promise<(RoomStats & { queue: RoomQueueState }) | { queue: RoomQueueState }> {
     const queue = this.queueState();
     if (!this.open) return { queue };
     const engine = await this.deps.host.stats(this.roomID).catch(() => undefined);

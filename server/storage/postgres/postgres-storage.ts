@@ -127,14 +127,10 @@ const q = (name: keyof typeof SQL, values: readonly unknown[]): Query => ({ name
  * the first failure.
  */
 async function pipeline(client: pg.PoolClient, queries: readonly Query[]): Promise<pg.QueryResult[]> {
-  const settled = await pipelineSettled(client, queries);
+  const settled = await Promise.all(submit(client, queries));
   const failed = settled.find((r) => r.status === 'rejected');
   if (failed !== undefined) throw failed.reason;
   return settled.map((r) => (r as PromiseFulfilledResult<pg.QueryResult>).value);
-}
-
-function pipelineSettled(client: pg.PoolClient, queries: readonly Query[]): Promise<PromiseSettledResult<pg.QueryResult>[]> {
-  return Promise.all(submit(client, queries));
 }
 
 /** Sends the queries at once; each one's outcome, in order (never rejects). */
