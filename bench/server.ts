@@ -266,17 +266,15 @@ async function fanOut(origin: string): Promise<number[]> {
   return times;
 }
 
-/** CPU seconds (user + system) a process has used so far, from /proc. */
-function cpuSeconds(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+/** CPU seconds (user + system) a process has used so far, from /proc; with `thread`, that thread's alone. */
+function cpuSeconds(pid: number, thread?: number): number {
+  const path = thread === undefined ? `/proc/${pid}/stat` : `/proc/${pid}/task/${thread}/stat`;
+  const fields = readFileSync(path, 'utf8').split(') ')[1]!.split(' ');
   return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS_PER_SECOND;
 }
 
 /** CPU seconds of a process's main thread (its other threads: room workers, libuv, V8's). */
-function mainThreadCpuSeconds(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/task/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS_PER_SECOND;
-}
+const mainThreadCpuSeconds = (pid: number): number => cpuSeconds(pid, pid);
 
 /** One read buffer for every lean receiver: each chunk is looked at synchronously, then the buffer is reused. */
 const RECEIVE_BUFFER = Buffer.alloc(4 * 1024 * 1024);
@@ -521,8 +519,9 @@ interface LoadFigures {
 
 const CORES = availableParallelism();
 
-/** CPU of all those processes per acknowledged mutation: what decides the figure once the cores are the bound. */
-const cpuPerMutation = (f: LoadFigures) => `${fixed((f.totalCpu * 1e4) / f.mutations, 0)} µs`;
+/** CPU µs of all those processes per acknowledged mutation: what decides the figure once the cores are the bound. */
+const perMutation = (f: LoadFigures): number => (f.totalCpu * 1e4) / f.mutations;
+const cpuPerMutation = (f: LoadFigures) => `${fixed(perMutation(f), 0)} µs`;
 
 /** "190% of 200%": the CPU the run used against what the machine has; near the whole, the cores bound the figure. */
 const cpuBound = (f: LoadFigures) =>
@@ -605,7 +604,6 @@ async function runStorageRows(dataDir: string, echoP50: number): Promise<void> {
       const ones = figures.get('one')!;
       if (ones.length > 0) {
         const mid = (fs: LoadFigures[], of: (f: LoadFigures) => number) => fixed(median(fs.map(of)), 0);
-        const perMutation = (f: LoadFigures) => (f.totalCpu * 1e4) / f.mutations;
         const oneRate = median(ones.map((f) => f.mutations));
         console.log(
           `1 node: median ${mid(ones, perMutation)} µs CPU per mutation (all processes), ${mid(ones, (f) => f.totalCpu)}% of the ${CORES * 100}% of ${CORES} cores used ` +

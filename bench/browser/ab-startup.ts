@@ -10,15 +10,13 @@
  */
 import { resolve } from 'node:path';
 import { launchChromium } from '../../e2e/chromium';
-import { fixed, median } from '../measure';
+import { fixed, median, percentile } from '../measure';
 import { serveBenchSite } from './serve';
 
 const STORE_KEYS = 10_000;
 const DEFAULT_PAIRS = 30;
 
 type Bench = Record<string, (...args: unknown[]) => Promise<unknown>>;
-
-const quantile = (values: readonly number[], q: number) => [...values].sort((a, b) => a - b)[Math.floor(values.length * q)]!;
 
 export async function runStartupAB(other: string, pairs: number): Promise<void> {
   const sides = { this: resolve(import.meta.dirname, 'ours-page.ts'), other: resolve(other, 'bench/browser/ours-page.ts') };
@@ -45,7 +43,7 @@ export async function runStartupAB(other: string, pairs: number): Promise<void> 
     }
     for (const side of ['other', 'this'] as const) {
       const t = times[side];
-      console.log(`${side.padEnd(5)}: median ${fixed(median(t))} ms (quartiles ${fixed(quantile(t, 0.25))}–${fixed(quantile(t, 0.75))})`);
+      console.log(`${side.padEnd(5)}: median ${fixed(median(t))} ms (quartiles ${fixed(percentile(t, 25))}–${fixed(percentile(t, 75))})`);
     }
     const faster = times.this.filter((t, i) => t < times.other[i]!).length;
     console.log(`this checkout was faster in ${faster} of ${pairs} pairs`);

@@ -15,7 +15,7 @@ import { launchChromium } from '../../e2e/chromium';
 import { fixed, median, printTable } from '../measure';
 import type { ImplName } from './page-api';
 import { serveBenchSite, type BenchSite } from './serve';
-import { printProfile, type Profile } from './startup';
+import { openProfiler, printProfile, type Profile } from './startup';
 import type { Workloads } from './workloads';
 
 const DEFAULT_ROUNDS = 3;
@@ -86,9 +86,7 @@ const profiling = new Map<Page, CDPSession>();
 const profiles: Profile[] = [];
 
 async function startProfiling(page: Page): Promise<void> {
-  const cdp = await page.context().newCDPSession(page);
-  await cdp.send('Profiler.enable');
-  await cdp.send('Profiler.setSamplingInterval', { interval: PROFILE_INTERVAL_US });
+  const cdp = await openProfiler(page, PROFILE_INTERVAL_US);
   await cdp.send('Profiler.start');
   profiling.set(page, cdp);
 }

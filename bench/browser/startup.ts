@@ -10,7 +10,7 @@
  * each implementation's loads and prints the functions with the most time
  * (self and inclusive); BENCH_MINIFY=0 keeps their names readable.
  */
-import type { CDPSession } from 'playwright-core';
+import type { CDPSession, Page } from 'playwright-core';
 import { launchChromium } from '../../e2e/chromium';
 import { fixed, median } from '../measure';
 import type { IdbEvent } from './idb-trace';
@@ -98,7 +98,15 @@ export function printProfile(profiles: readonly Profile[]): void {
   for (const [n, ms] of top(total)) console.log(`${fixed(ms).padStart(10)}  ${n}`);
 }
 
-export async function profiled<T>(cdp: CDPSession | undefined, profiles: Profile[], body: () => Promise<T>): Promise<T> {
+/** A CDP session on `page` with its CPU profiler enabled, sampling every `intervalUs` (not started). */
+export async function openProfiler(page: Page, intervalUs: number): Promise<CDPSession> {
+  const cdp = await page.context().newCDPSession(page);
+  await cdp.send('Profiler.enable');
+  await cdp.send('Profiler.setSamplingInterval', { interval: intervalUs });
+  return cdp;
+}
+
+async function profiled<T>(cdp: CDPSession | undefined, profiles: Profile[], body: () => Promise<T>): Promise<T> {
   if (cdp === undefined) return body();
   await cdp.send('Profiler.start');
   const result = await body();
@@ -130,11 +138,7 @@ export async function runStartupTrace(): Promise<void> {
       const times: number[] = [];
       const profiles: Profile[] = [];
       let cdp: CDPSession | undefined;
-      if (process.env.BENCH_PROFILE === '1') {
-        cdp = await context.newCDPSession(page);
-        await cdp.send('Profiler.enable');
-        await cdp.send('Profiler.setSamplingInterval', { interval: PROFILE_INTERVAL_US });
-      }
+      if (process.env.BENCH_PROFILE === '1') cdp = await openProfiler(page, PROFILE_INTERVAL_US);
       for (let i = 0; i < LOADS; i++) {
         await load();
         last = (await step('traceReopenGet', 'startup', STORE_KEYS, AFTER_MS)) as { ms: number; events: IdbEvent[] };
