@@ -3,7 +3,7 @@ import { runScenario } from '../engine/run-scenario';
 import { createClient } from '../factory';
 import { brokenVariants } from '../broken/variants';
 import { checkClientProperty, describeCounterexample } from './check-client-property';
-import { commandsToScenario } from './model-scenario';
+import { commandsToScenario, PUSH_FRAMES_A_CLIENT_MAY_HOLD } from './model-scenario';
 
 const variant = (name: string) => brokenVariants.find((v) => v.name === name)!;
 
@@ -32,6 +32,14 @@ describe('our client against the model (fast-check)', () => {
       { type: 'drop' },
       { type: 'reconnect' },
     ]);
+    const result = await runScenario(scenario, { factory: createClient });
+    expect(result.status, result.failure?.message).toBe('passed');
+  });
+
+  it('passes the model on more mutations in a row than frames a client may keep unacknowledged (CI seed -786227702)', async () => {
+    const puts = Array.from({ length: PUSH_FRAMES_A_CLIENT_MAY_HOLD + 3 }, (_, i) => ({ type: 'mutate' as const, op: 'put' as const, key: 'a' as const, value: i }));
+    const scenario = commandsToScenario(puts);
+    expect(scenario.steps.filter((s) => s.step === 'send').length, 'the model acknowledged before the window filled').toBeGreaterThan(1);
     const result = await runScenario(scenario, { factory: createClient });
     expect(result.status, result.failure?.message).toBe('passed');
   });

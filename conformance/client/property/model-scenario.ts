@@ -18,6 +18,15 @@ type Data = Map<string, ReadonlyJSONValue>;
 const OUT_OF_ORDER_GAP = 100;
 
 /**
+ * A client may hold back new pushes while this many frames on its socket are
+ * unacknowledged (flow control, so a slow server does not queue without
+ * bound). The model's server acknowledges everything it received before a
+ * client reaches that point, so the model never predicts a push a client is
+ * allowed to hold.
+ */
+export const PUSH_FRAMES_A_CLIENT_MAY_HOLD = 8;
+
+/**
  * SPEC §9: the initial delay doubled per consecutive error, capped. Written
  * from the spec, not taken from the client. A drop after a connect is not an
  * error: the client reconnects within a second.
@@ -68,6 +77,8 @@ export class ModelScenarioBuilder {
   #version = 0;
   #received = 0;
   #acked = 0;
+  /** The last id of each frame pushed on this socket and not yet acknowledged. */
+  #framesInFlight: number[] = [];
   /** Client side. */
   readonly #mutations: ModelMutation[] = [];
   #clientCookie: number | null = null;
@@ -82,6 +93,9 @@ export class ModelScenarioBuilder {
   add(command: Command): void {
     switch (command.type) {
       case 'mutate': {
+        if (this.#connected && this.#framesInFlight.length >= PUSH_FRAMES_A_CLIENT_MAY_HOLD) {
+          this.add({ type: 'ack', count: this.#received - this.#acked });
+        }
         const mutation = { id: this.#mutations.length + 1, op: command.op, key: command.key, value: command.value };
         this.#mutations.push(mutation);
         this.steps.push({ step: 'mutate', name: mutation.op, args: argsOf(mutation) });
@@ -107,6 +121,7 @@ export class ModelScenarioBuilder {
           touched.add(m.key);
         }
         this.#acked = upTo;
+        this.#framesInFlight = this.#framesInFlight.filter((lastID) => lastID > upTo);
         this.#version++;
         const patch: PatchOperation[] = [...touched].sort().map((key) => {
           const value = this.#server.get(key);
@@ -192,6 +207,7 @@ export class ModelScenarioBuilder {
       this.#poke(patch, {}, 'catch-up from the cookie the client presented');
     }
     this.#received = this.#acked;
+    this.#framesInFlight = [];
     this.#expectPushOfUnsent();
   }
 
@@ -234,6 +250,7 @@ export class ModelScenarioBuilder {
     if (ids.length === 0) return;
     this.steps.push({ step: 'expectPush', ids });
     this.#received = ids.at(-1)!;
+    this.#framesInFlight.push(this.#received);
   }
 
   #poke(patch: PatchOperation[], lastMutationIDChanges: Record<string, number>, note?: string): void {
