@@ -182,6 +182,69 @@ describe('IDBStore on fake-indexeddb', () => {
     await store.close();
   });
 
+  it("a read made while a write commits rides on the write's transaction (no wait for its commit); one round only", async () => {
+    const factory = new IDBFactory();
+    const store = await openStore('db-ride', { idbFactory: factory, logger: silent });
+    const setup = await store.write();
+    await setup.put('a', 1);
+    await setup.commit();
+
+    const transactions = vi.spyOn(IDBDatabase.prototype, 'transaction');
+    try {
+      const w = await store.write();
+      await w.put('a', 2);
+      await w.put('b', 3);
+      const committed = w.commit();
+      const r = await store.read();
+      // Asked of the committing transaction: after its writes, before it completes.
+      const [a, b] = await Promise.all([r.get('a'), r.get('b')]);
+      expect([a, b]).toEqual([2, 3]);
+      expect(transactions.mock.calls.map((c) => c[1])).toEqual(['readwrite']);
+      // The writes are done: a later request does not keep the write open, it has a transaction of its own.
+      expect(await r.get('b')).toBe(3);
+      expect(transactions.mock.calls.map((c) => c[1])).toEqual(['readwrite', 'readonly']);
+      await committed;
+      r.release();
+    } finally {
+      transactions.mockRestore();
+    }
+    await store.close();
+  });
+
+  it('a read that rode on a write whose commit aborted is asked again in a transaction of its own', async () => {
+    const factory = new IDBFactory();
+    const store = await openStore('db-ride-abort', { idbFactory: factory, logger: silent });
+    const setup = await store.write();
+    await setup.put('a', 1);
+    await setup.commit();
+
+    const made: IDBTransaction[] = [];
+    const transaction = IDBDatabase.prototype.transaction;
+    const transactions = vi.spyOn(IDBDatabase.prototype, 'transaction').mockImplementation(function (this: IDBDatabase, ...args) {
+      const tx = transaction.apply(this, args);
+      made.push(tx);
+      return tx;
+    });
+    try {
+      const w = await store.write();
+      await w.put('a', 2);
+      const committed = w.commit();
+      committed.catch(() => {});
+      const r = await store.read();
+      const a = r.get('a');
+      expect(made).toHaveLength(1);
+      made[0]!.abort();
+      // The write is undone: the read sees what is stored.
+      expect(await a).toBe(1);
+      await expect(committed).rejects.toThrow();
+      expect(made.map((tx) => tx.mode)).toEqual(['readwrite', 'readonly']);
+      r.release();
+    } finally {
+      transactions.mockRestore();
+    }
+    await store.close();
+  });
+
   it('falls back to a MemoryStore with a warning when IndexedDB cannot be opened', async () => {
     const broken = new IDBFactory();
     broken.open = () => {

@@ -5,7 +5,9 @@
  * (durability 'relaxed'). Reads inside a write go through that same readwrite
  * transaction while IndexedDB keeps it alive, so a read-modify-write is atomic
  * across tabs as long as the caller awaits only store calls in between; if the
- * transaction has auto-committed meanwhile a fresh one takes over.
+ * transaction has auto-committed meanwhile a fresh one takes over. A read
+ * made while a write commits places its first round of requests in that
+ * write's transaction, behind its writes, instead of waiting for the commit.
  *
  * A database closed or deleted under us (another tab's versionchange, the
  * browser terminating the connection, Safari's "connection is closing") turns
@@ -28,6 +30,15 @@ export class IDBStore implements KvStore {
   /** The native connection; `idb` only turns its requests into promises. */
   readonly #db: IDBDatabase;
   readonly #writeLock = new RWLock();
+  /**
+   * The readwrite transaction whose commit is under way: its writes are
+   * placed and not all done. A read made meanwhile asks it first: a new
+   * readonly transaction would wait for that commit to end, where a request
+   * placed in it waits only for the writes before it. Once the writes are
+   * done no read joins it (reads keep it open: one round of them may ride
+   * on it, not a long chain of reads).
+   */
+  #committing: IDBTransaction | undefined;
   #closed = false;
   #closedReason: string | undefined;
 
@@ -56,7 +67,23 @@ export class IDBStore implements KvStore {
 
   async read(): Promise<KvRead> {
     this.#assertOpen();
-    return new IDBRead(this, 'readonly', undefined);
+    return new IDBRead(this, 'readonly', this.#committing);
+  }
+
+  /** @internal `tx` has its writes placed: reads may ride on it until `last` of them is done (or fails). */
+  committing(tx: IDBTransaction, last: IDBRequest): void {
+    this.#committing = tx;
+    const clear = () => {
+      if (this.#committing === tx) this.#committing = undefined;
+    };
+    last.addEventListener('success', clear);
+    last.addEventListener('error', clear);
+    tx.addEventListener('abort', clear);
+  }
+
+  /** @internal Whether a read may still place requests in `tx` (a committing write's). */
+  mayRide(tx: IDBTransaction): boolean {
+    return this.#committing === tx;
   }
 
   async write(): Promise<KvWrite> {
@@ -138,6 +165,8 @@ class IDBRead implements KvRead {
   protected readonly store: IDBStore;
   readonly #mode: TxMode;
   #tx: IDBTransaction | undefined;
+  /** #tx is a committing write's (see IDBStore.#committing): a request it fails is asked again of a transaction of our own. */
+  #borrowed: boolean;
   #released = false;
   /** A request was made in the current (or an earlier) IndexedDB transaction of this one. */
   #used = false;
@@ -148,6 +177,7 @@ class IDBRead implements KvRead {
     this.store = store;
     this.#mode = mode;
     this.#tx = tx;
+    this.#borrowed = tx !== undefined && mode === 'readonly';
   }
 
   async has(key: string): Promise<boolean> {
@@ -171,6 +201,10 @@ class IDBRead implements KvRead {
 
   /** The live transaction, or a fresh one when IndexedDB has already committed ours. */
   protected withObjectStore<T>(fn: (os: IDBObjectStore, tx: IDBTransaction) => T): T {
+    if (this.#borrowed && !this.store.mayRide(this.#tx!)) {
+      this.#tx = undefined;
+      this.#borrowed = false;
+    }
     let tx = this.#tx;
     if (tx !== undefined) {
       try {
@@ -182,6 +216,7 @@ class IDBRead implements KvRead {
     if (this.#tx !== undefined && this.#used) this.renewedAfterUse = true;
     tx = this.store.transaction(this.#mode);
     this.#tx = tx;
+    this.#borrowed = false;
     try {
       return fn(tx.objectStore(OBJECT_STORE), tx);
     } catch (e) {
@@ -191,11 +226,18 @@ class IDBRead implements KvRead {
 
   protected async request<T>(make: (os: IDBObjectStore) => IDBRequest<T>): Promise<T> {
     const request = this.withObjectStore((os) => make(os));
+    const borrowed = this.#borrowed;
     this.#used = true;
     try {
       return await requestPromise(request);
     } catch (e) {
-      throw this.store.mapError(e);
+      if (!borrowed || this.#released) throw this.store.mapError(e);
+      // The write we read through failed (its commit aborted): the read goes on in a transaction of its own.
+      if (this.#borrowed) {
+        this.#tx = undefined;
+        this.#borrowed = false;
+      }
+      return this.request(make);
     }
   }
 }
@@ -269,10 +311,9 @@ class IDBWrite extends IDBRead implements KvWrite {
           tx.abort();
           throw new StoreConflictError();
         }
-        for (const [key, value] of pending) {
-          if (value === DELETED) os.delete(key);
-          else os.put(value, key);
-        }
+        let last: IDBRequest | undefined;
+        for (const [key, value] of pending) last = value === DELETED ? os.delete(key) : os.put(value, key);
+        this.store.committing(tx, last!);
         return tx;
       });
       await transactionDone(tx).catch((e: unknown) => {
