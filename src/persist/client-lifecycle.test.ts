@@ -13,6 +13,8 @@ import { MemoryKvProvider } from '../kv/memory-provider';
 import type { KvStore } from '../kv/types';
 import { ClientLifecycle } from './client-lifecycle';
 import { OwnLog, readLogs } from './mutation-log';
+// Old-store cleanup loads it with import() once a store is old enough; loaded here, that resolves within the fake clock's turns, as in a page that has it.
+import './other-stores';
 import { readClient, readClients, readGroups } from './records';
 import { dataStoreName } from './store-names';
 import { StoreRegistry } from './store-registry';

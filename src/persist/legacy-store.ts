@@ -3,13 +3,14 @@
  * its client group, its server cookie and the mutations it holds that the
  * server has not acknowledged (pending local commits of its 'main' head, and
  * write-ahead log entries beyond them), so they can be recovered and the
- * store cleaned up once nothing is left to push.
+ * store cleaned up once nothing is left to push. Loaded lazily with
+ * other-stores.ts: the start-up code it uses comes in a StoreKit.
  */
 import type { ReadonlyJSONValue } from '../../protocol/json';
-import { PersistentDagStore } from '../dag/store';
-import { MAIN_HEAD, readChain, readHeadCommit, type Cookie } from '../db/commit';
+import type { Cookie } from '../db/commit';
 import type { KvStore } from '../kv/types';
 import type { PendingMutation } from '../sync/server-update';
+import type { StoreKit } from './store-kit';
 
 const GROUP_KEY = 'g/client-group';
 const LOG_BOUNDS_KEY = 'g/log';
@@ -26,7 +27,7 @@ export interface LegacyGroup {
 }
 
 /** The group of a format-1 store, or undefined when it holds none. */
-export async function readLegacyGroup(dataKv: KvStore, logKv: KvStore | undefined): Promise<LegacyGroup | undefined> {
+export async function readLegacyGroup(kit: StoreKit, dataKv: KvStore, logKv: KvStore | undefined): Promise<LegacyGroup | undefined> {
   const read = await dataKv.read();
   let record: ReadonlyJSONValue | undefined;
   try {
@@ -38,10 +39,10 @@ export async function readLegacyGroup(dataKv: KvStore, logKv: KvStore | undefine
   const { clientGroupID, disabled, recoveredAcks } = record as Record<string, unknown>;
   if (typeof clientGroupID !== 'string' || clientGroupID === '') return undefined;
 
-  const dag = new PersistentDagStore(dataKv);
+  const dag = new kit.PersistentDagStore(dataKv);
   const chain = await dag.withRead(async (r) => {
-    const head = await readHeadCommit(r, MAIN_HEAD);
-    return head === undefined ? undefined : readChain(r, head);
+    const head = await kit.readHeadCommit(r, kit.MAIN_HEAD);
+    return head === undefined ? undefined : kit.readChain(r, head);
   });
   const acked: Record<string, number> = { ...(chain?.snapshot.data.lastMutationIDs ?? {}) };
   if (typeof recoveredAcks === 'object' && recoveredAcks !== null) {

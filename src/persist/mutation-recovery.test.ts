@@ -4,6 +4,7 @@ import type { WriteTransaction } from '../db/transaction-types';
 import { recoverRound, type RecoveryChannel } from './mutation-recovery';
 import { findRecoverableGroups, type RecoveryRound } from './recoverable-groups';
 import { hasPendingMutations, readGroup } from './records';
+import { storeKit } from './store-kit';
 import { dataStoreName } from './store-names';
 import { StoreRegistry } from './store-registry';
 import { Tabs, type Tab } from './testing/tabs';
@@ -44,6 +45,7 @@ function fakeChannel(answer: 'ack' | 'unknown' | 'version' | 'timeout' = 'ack') 
 
 async function scope(t: Tabs, tab: Tab, stores: Awaited<ReturnType<StoreRegistry['stores']>> = []) {
   const round = await findRecoverableGroups({
+    kit: storeKit,
     provider: t.provider,
     dataName: 'data',
     perdag: tab.client.perdag,

@@ -5,18 +5,18 @@
  * stores of the same user and room (another schema version, or the format of
  * an earlier release). Each comes with what recovery needs: its mutations in
  * push order, the cookie to pull from, and a way to record the outcome.
+ * Loaded lazily with other-stores.ts: the start-up code it uses comes in the
+ * scope's StoreKit.
  */
-import { RECOVERY_CACHE_BYTES } from '../../protocol/constants';
-import { LazyDagStore } from '../dag/lazy-store';
-import { PersistentDagStore } from '../dag/store';
-import { readChain, readCommit } from '../db/commit';
+import type { LazyDagStore } from '../dag/lazy-store';
+import type { PersistentDagStore } from '../dag/store';
 import type { KvProvider } from '../kv/provider';
 import type { KvStore } from '../kv/types';
 import type { PendingMutation } from '../sync/server-update';
 import { readLegacyGroup, recordLegacyAcks, recordLegacyDisabled } from './legacy-store';
-import { readLogs, type ClientLog } from './mutation-log';
-import { disableGroup, readGroup, readGroups, writeGroup, type ClientGroupRecord } from './records';
-import { STORE_FORMAT_VERSION } from './store-names';
+import type { ClientLog } from './mutation-log';
+import type { ClientGroupRecord } from './records';
+import type { StoreKit } from './store-kit';
 import type { RegisteredStore } from './store-registry';
 
 export interface RecoverableGroup {
@@ -36,6 +36,8 @@ export interface RecoverableGroup {
 }
 
 export interface RecoveryScope {
+  /** The start-up code this lazily loaded module uses (store-kit.ts). */
+  readonly kit: StoreKit;
   readonly provider: KvProvider;
   /** This client's store, its log, its group. */
   readonly dataName: string;
@@ -58,36 +60,38 @@ export async function findRecoverableGroups(scope: RecoveryScope): Promise<Recov
   const groups: RecoverableGroup[] = [];
   const opened: KvStore[] = [];
   const own = scope.stores.find((s) => s.dataName === scope.dataName);
-  groups.push(...(await sharedStoreGroups(scope.dataName, own?.schemaVersion ?? '', scope.perdag, scope.logKv, scope.clientGroupID)));
+  const { kit } = scope;
+  groups.push(...(await sharedStoreGroups(kit, scope.dataName, own?.schemaVersion ?? '', scope.perdag, scope.logKv, scope.clientGroupID)));
   for (const entry of scope.stores) {
     if (entry.dataName === scope.dataName || entry.userID !== scope.userID || entry.roomID !== scope.roomID) continue;
     const [dataKv, logKv] = await Promise.all([scope.provider.open(entry.dataName), scope.provider.open(entry.logName)]);
     opened.push(dataKv, logKv);
-    if (entry.format < STORE_FORMAT_VERSION) {
-      const legacy = await legacyGroup(entry, dataKv, logKv);
+    if (entry.format < kit.STORE_FORMAT_VERSION) {
+      const legacy = await legacyGroup(kit, entry, dataKv, logKv);
       if (legacy !== undefined) groups.push(legacy);
     } else {
-      groups.push(...(await sharedStoreGroups(entry.dataName, entry.schemaVersion ?? '', new PersistentDagStore(dataKv), logKv, undefined)));
+      groups.push(...(await sharedStoreGroups(kit, entry.dataName, entry.schemaVersion ?? '', new kit.PersistentDagStore(dataKv), logKv, undefined)));
     }
   }
   return { groups, close: async () => void (await Promise.all(opened.map((kv) => kv.close()))) };
 }
 
 async function sharedStoreGroups(
+  kit: StoreKit,
   store: string,
   schemaVersion: string,
   perdag: PersistentDagStore,
   logKv: KvStore,
   ownGroupID: string | undefined,
 ): Promise<RecoverableGroup[]> {
-  const records = await perdag.withRead((r) => readGroups(r));
-  const logs = await readLogs(logKv);
+  const records = await perdag.withRead((r) => kit.readGroups(r));
+  const logs = await kit.readLogs(logKv);
   // Other groups' chunks are read through a small cache of their own (SPEC.md §9 recovery cache).
-  const reader = new LazyDagStore(perdag, { cacheBytes: RECOVERY_CACHE_BYTES });
+  const reader = new kit.LazyDagStore(perdag, { cacheBytes: kit.RECOVERY_CACHE_BYTES });
   const out: RecoverableGroup[] = [];
   for (const [clientGroupID, group] of records) {
     if (clientGroupID === ownGroupID || group.disabled) continue;
-    const { mutations, cookie } = await pendingOf(reader, group, logs.filter((l) => l.clientGroupID === clientGroupID));
+    const { mutations, cookie } = await pendingOf(kit, reader, group, logs.filter((l) => l.clientGroupID === clientGroupID));
     if (mutations.length === 0) continue;
     out.push({
       store,
@@ -95,8 +99,8 @@ async function sharedStoreGroups(
       schemaVersion,
       cookie,
       mutations,
-      recordAcks: (acks) => recordAcks(perdag, clientGroupID, acks),
-      disable: () => disableGroup(perdag, clientGroupID),
+      recordAcks: (acks) => recordAcks(kit, perdag, clientGroupID, acks),
+      disable: () => kit.disableGroup(perdag, clientGroupID),
     });
   }
   return out;
@@ -104,11 +108,12 @@ async function sharedStoreGroups(
 
 /** The group head's pending mutations, then logged ones beyond them (a tab that crashed before its persist). */
 async function pendingOf(
+  kit: StoreKit,
   reader: LazyDagStore,
   group: ClientGroupRecord,
   logs: readonly ClientLog[],
 ): Promise<{ mutations: PendingMutation[]; cookie: number | null }> {
-  const { snapshot, locals } = await reader.withRead(async (r) => readChain(r, await readCommit(r, group.headHash)));
+  const { snapshot, locals } = await reader.withRead(async (r) => kit.readChain(r, await kit.readCommit(r, group.headHash)));
   const acked: Record<string, number> = { ...snapshot.data.lastMutationIDs };
   for (const [clientID, id] of Object.entries(group.lastServerAckdMutationIDs)) acked[clientID] = Math.max(acked[clientID] ?? 0, id);
   const last: Record<string, number> = { ...acked };
@@ -128,9 +133,9 @@ async function pendingOf(
 }
 
 /** Raises the group's acknowledged ids (and its known ids: logged mutations the server has are no longer pending). */
-function recordAcks(perdag: PersistentDagStore, clientGroupID: string, acks: Readonly<Record<string, number>>): Promise<void> {
+function recordAcks(kit: StoreKit, perdag: PersistentDagStore, clientGroupID: string, acks: Readonly<Record<string, number>>): Promise<void> {
   return perdag.withWrite(async (w) => {
-    const group = await readGroup(w, clientGroupID);
+    const group = await kit.readGroup(w, clientGroupID);
     if (group === undefined) return;
     const acked = { ...group.lastServerAckdMutationIDs };
     const ids = { ...group.mutationIDs };
@@ -138,13 +143,13 @@ function recordAcks(perdag: PersistentDagStore, clientGroupID: string, acks: Rea
       acked[clientID] = Math.max(acked[clientID] ?? 0, id);
       ids[clientID] = Math.max(ids[clientID] ?? 0, id);
     }
-    await writeGroup(w, clientGroupID, { ...group, lastServerAckdMutationIDs: acked, mutationIDs: ids }, group);
+    await kit.writeGroup(w, clientGroupID, { ...group, lastServerAckdMutationIDs: acked, mutationIDs: ids }, group);
     await w.commit();
   });
 }
 
-async function legacyGroup(entry: RegisteredStore, dataKv: KvStore, logKv: KvStore): Promise<RecoverableGroup | undefined> {
-  const group = await readLegacyGroup(dataKv, logKv);
+async function legacyGroup(kit: StoreKit, entry: RegisteredStore, dataKv: KvStore, logKv: KvStore): Promise<RecoverableGroup | undefined> {
+  const group = await readLegacyGroup(kit, dataKv, logKv);
   if (group === undefined || group.disabled || group.pending.length === 0) return undefined;
   return {
     store: entry.dataName,
