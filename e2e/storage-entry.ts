@@ -96,6 +96,44 @@ const steps = {
     }
   },
 
+  /**
+   * A read made while a write commits: its first requests ride on the write's
+   * transaction (no readonly transaction is made for them) and see its writes;
+   * when that commit aborts, the read is asked again and sees what is stored.
+   */
+  async readWhileCommitting(name: string) {
+    const kv = await openStore(name, { logger: silent });
+    const setup = await kv.write();
+    await setup.put('k', 1);
+    await setup.commit();
+    const made: IDBTransaction[] = [];
+    const transaction = IDBDatabase.prototype.transaction;
+    IDBDatabase.prototype.transaction = function (this: IDBDatabase, ...args: Parameters<IDBDatabase['transaction']>) {
+      const tx = transaction.apply(this, args);
+      made.push(tx);
+      return tx;
+    } as IDBDatabase['transaction'];
+    try {
+      const round = async (abort: boolean) => {
+        made.length = 0;
+        const write = await kv.write();
+        await write.put('k', abort ? 3 : 2);
+        const committed = write.commit();
+        committed.catch(() => {});
+        const read = await kv.read();
+        const value = read.get('k');
+        if (abort) made[0]!.abort();
+        const result = { value: await value, committed: await committed.then(() => 'ok', (e: Error) => e.name), modes: made.map((tx) => tx.mode) };
+        read.release();
+        return result;
+      };
+      return { rode: await round(false), aborted: await round(true) };
+    } finally {
+      IDBDatabase.prototype.transaction = transaction;
+      await kv.close();
+    }
+  },
+
   /** Where IndexedDB cannot be opened at all (run in an opaque-origin frame), the store falls back to memory with a warning. */
   async fallbackWhenUnavailable() {
     const store = await openStore('unavailable', { logger: recordingLogger });
