@@ -14,5 +14,11 @@ export const nextTurn = (): Promise<void> => new Promise<void>((resolve) => (nat
 /** Real milliseconds, for bounding the engine's waits. */
 export const realNow = (): number => nativeTimers.Date.now();
 
-/** Immediates scheduled and not yet run (a client busy with a chain of them, e.g. an IndexedDB in Node), besides the caller's own. */
-export const pendingImmediates = (): number => process.getActiveResourcesInfo().filter((resource) => resource === 'Immediate').length;
+/**
+ * Immediates scheduled and not yet run (a client busy with a chain of them,
+ * e.g. an IndexedDB in Node), besides the caller's own, and file reads in
+ * flight (a client loading a module with import(), as roomsync loads the code
+ * of mutation recovery when it finds something to recover).
+ */
+export const pendingImmediates = (): number =>
+  process.getActiveResourcesInfo().filter((resource) => resource === 'Immediate' || resource === 'FSReqPromise' || resource === 'FSReqCallback').length;
