@@ -8,8 +8,11 @@
  *   - checks that a missing optional peer (better-sqlite3, pg) fails with
  *     an error naming the package to install;
  *   - builds a minimal Vite + React app on `roomsync/react`;
- *   - measures a browser bundle importing `Reflect` (esbuild, min+gzip)
- *     against its budget.
+ *   - bundles a browser app importing `Reflect` (esbuild, ESM, split into
+ *     chunks as an app bundler splits it) and holds the chunks the page loads
+ *     at start — before its first mutate or query — to their budget
+ *     (min+gzip, each chunk gzipped alone); the chunks the client loads later
+ *     with import(), only when it needs them, are printed with their sizes.
  * Prints the figures (tarball files and size, install time, bundle size) and
  * one line per step; exits 1 if any step failed. The server process is
  * stopped by its PID and checked gone; the app directory is removed.
@@ -19,23 +22,23 @@
 import { spawn, spawnSync, type SpawnSyncReturns } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join, relative, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
 import { gzipSync } from 'node:zlib';
-import { build as esbuild } from 'esbuild';
+import { build as esbuild, type Metafile, type OutputFile } from 'esbuild';
 
 const ROOT = resolve(import.meta.dirname, '..');
 const BIN = join(ROOT, 'node_modules/.bin');
 /**
- * min+gzip of a browser app that imports Reflect; above it the step fails.
- * Issue 11's target is 32 KB. The bundle is 48.1 KB (163.4 KB min) as of
- * the start-up work of 2026-11-24 (the store readable while its join
- * commits, the log opened beside it, and closing what a failed open opened
- * took it from 47.5 KB), so this budget — that size rounded up to the next
- * whole KB — is a regression guard, not the target, until the target is met.
+ * min+gzip of the start-up chunks of a browser app that imports Reflect; above
+ * it the step fails. Issue 11's target is 32 KB. As of 2026-11-24 the start-up
+ * code is 47.3 KB (160.2 KB min; it was 48.1 KB before the code for other
+ * client groups and stores became a lazy chunk), so this budget — that size
+ * rounded up to the next whole KB — is a regression guard, not the target,
+ * until the target is met.
  */
-const BUNDLE_BUDGET_BYTES = 49 * 1024;
+const BUNDLE_BUDGET_BYTES = 48 * 1024;
 /** Paths that must never be in the tarball. */
 const FORBIDDEN_IN_TARBALL = [/\.test\.[cm]?[jt]sx?$/, /^\.ci\//, /^demo\//, /^e2e\//, /^bench\//, /^src\//, /^server\//, /^conformance\//, /^codegen\//, /test-support|test-fixtures/];
 /** Packages the tarball alone must not pull into an app. */
@@ -82,6 +85,40 @@ function runOk(command: string, args: readonly string[], cwd: string, env: NodeJ
 
 function tail(text: string, lines = 30): string {
   return text.trimEnd().split('\n').slice(-lines).join('\n');
+}
+
+interface BundleChunk {
+  readonly name: string;
+  /** Loaded at start: the entry and what it imports statically, transitively (not what import() loads when it is called). */
+  readonly atStart: boolean;
+  readonly min: number;
+  /** Gzipped alone, as a server sends each file. */
+  readonly gzip: number;
+  /** The roomsync modules in it (for the lazy chunks' lines). */
+  readonly modules: string;
+}
+
+/** The chunks of a split esbuild bundle of one entry, each with whether the page loads it at start. */
+function bundleChunks(metafile: Metafile, files: readonly OutputFile[], outdir: string): BundleChunk[] {
+  const outputs = metafile.outputs;
+  const entry = Object.keys(outputs).find((path) => outputs[path]!.entryPoint !== undefined);
+  if (entry === undefined) throw new Error('esbuild reported no entry chunk');
+  const atStart = new Set<string>();
+  const queue = [entry];
+  while (queue.length > 0) {
+    const path = queue.pop()!;
+    if (atStart.has(path)) continue;
+    atStart.add(path);
+    for (const imported of outputs[path]!.imports) if (imported.kind === 'import-statement' && !imported.external) queue.push(imported.path);
+  }
+  return Object.keys(outputs).map((path) => {
+    const file = files.find((f) => f.path === resolve(path));
+    if (file === undefined) throw new Error(`esbuild wrote no ${path}`);
+    const modules = Object.keys(outputs[path]!.inputs)
+      .map((input) => input.replace(/^.*node_modules\/roomsync\/dist\//, '').replace(/\.js$/, ''))
+      .join(', ');
+    return { name: relative(outdir, resolve(path)), atStart: atStart.has(path), min: file.contents.length, gzip: gzipSync(file.contents).length, modules };
+  });
 }
 
 function kb(bytes: number): string {
@@ -362,20 +399,31 @@ createRoot(document.getElementById('root')).render(h(Notes));
     });
   }
 
-  await step(`bundle-size budget: a browser app importing Reflect, min+gzip ≤ ${kb(BUNDLE_BUDGET_BYTES)}`, async () => {
+  await step(`bundle-size budget: a browser app importing Reflect, start-up chunks min+gzip ≤ ${kb(BUNDLE_BUDGET_BYTES)}`, async () => {
+    // Split as an app bundler splits it: what the client loads with import() only when it needs it is a chunk of its own.
+    const outdir = join(app, 'bundle');
     const r = await esbuild({
-      stdin: { contents: "import { Reflect } from 'roomsync';\nexport const client = (options) => new Reflect(options);\n", resolveDir: app, loader: 'js' },
+      stdin: { contents: "import { Reflect } from 'roomsync';\nexport const client = (options) => new Reflect(options);\n", resolveDir: app, loader: 'js', sourcefile: 'app.js' },
       bundle: true,
       write: false,
       format: 'esm',
+      splitting: true,
+      outdir,
+      metafile: true,
       platform: 'browser',
       minify: true,
     });
-    const code = r.outputFiles[0]!.contents;
-    const gzipped = gzipSync(code).length;
-    figures.push(`bundle (browser, Reflect): ${kb(code.length)} min, ${kb(gzipped)} min+gzip (budget ${kb(BUNDLE_BUDGET_BYTES)})`);
-    if (gzipped > BUNDLE_BUDGET_BYTES) throw new Error(`${kb(gzipped)} min+gzip is over the budget of ${kb(BUNDLE_BUDGET_BYTES)}`);
-    return `${kb(gzipped)} min+gzip (${kb(code.length)} min)`;
+    const chunks = bundleChunks(r.metafile, r.outputFiles, outdir);
+    const start = chunks.filter((c) => c.atStart);
+    const lazy = chunks.filter((c) => !c.atStart);
+    const startMin = start.reduce((sum, c) => sum + c.min, 0);
+    const startGzip = start.reduce((sum, c) => sum + c.gzip, 0);
+    figures.push(
+      `bundle (browser, Reflect): start-up ${start.length} chunk(s) ${kb(startMin)} min, ${kb(startGzip)} min+gzip (budget ${kb(BUNDLE_BUDGET_BYTES)})` +
+        lazy.map((c) => `\n  lazy chunk ${c.name} (${c.modules}): ${kb(c.min)} min, ${kb(c.gzip)} min+gzip`).join(''),
+    );
+    if (startGzip > BUNDLE_BUDGET_BYTES) throw new Error(`the start-up chunks, ${kb(startGzip)} min+gzip, are over the budget of ${kb(BUNDLE_BUDGET_BYTES)}`);
+    return `start-up ${kb(startGzip)} min+gzip (${kb(startMin)} min, ${start.length} chunk(s)); ${lazy.length} lazy chunk(s), ${kb(lazy.reduce((sum, c) => sum + c.gzip, 0))} min+gzip`;
   });
 } finally {
   if (server !== undefined) {
