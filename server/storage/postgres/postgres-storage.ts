@@ -110,7 +110,10 @@ const SQL = {
     SELECT FROM expected`,
   notify: 'SELECT pg_notify($1, $2)',
   // A batch's hint, sent after its COMMIT (outside the transaction, so a hint that fails never fails the batch): only when the room reached the batch's version, not after a rollback.
-  notifyReached: 'SELECT pg_notify($1, $2) FROM roomsync_rooms WHERE room_id = $3 AND version >= $4',
+  // Its transaction commits without waiting for a WAL flush (set_config(…, true) is SET LOCAL; the target list runs in order, before
+  // pg_notify): a NOTIFY takes a transaction id, so it would wait for a flush of its own, and the next batch's commit, under the
+  // room's lock on another node, would wait behind it. Nothing is lost by it: the batch was flushed, and a hint is not durable anyway.
+  notifyReached: "SELECT set_config('synchronous_commit', 'off', true), pg_notify($1, $2) FROM roomsync_rooms WHERE room_id = $3 AND version >= $4",
 };
 
 /** What roomsync_expect_version raises when the room is not at the version a batch ran against (or is gone). */
