@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { FakeClock } from '../src/connection/testing/fake-clock';
 import { ClusterSync } from './cluster-sync';
 import { NodeLiveness } from './presence/node-liveness';
-import type { BatchCommit, ClusterEvent, RoomChanges, RoomLock, StoredEntry } from './storage/types';
+import { StaleRoomError, type BatchCommit, type ClusterEvent, type RoomChanges, type RoomLock, type StoredEntry } from './storage/types';
 import { turnsUntil } from './test-support/event-loop';
 import { FlakySharedStorage } from './test-support/flaky-shared-storage';
 import { uniqueID } from './test-support/test-client';
@@ -63,6 +63,8 @@ class WatchedStorage extends FlakySharedStorage {
   refreshes = 0;
   locks = 0;
   loads = 0;
+  /** The node's commits (of one batch: alone, or under the room's lock) refused as stale. */
+  stale = 0;
   /** Commits of the node waiting for `open()`. */
   held = 0;
   hint: (event: ClusterEvent) => void = () => {};
@@ -92,7 +94,12 @@ class WatchedStorage extends FlakySharedStorage {
 
   override async commitBatch(roomID: string, batch: BatchCommit): Promise<void> {
     await this.waitIfHeld();
-    return super.commitBatch(roomID, batch);
+    try {
+      return await super.commitBatch(roomID, batch);
+    } catch (error) {
+      if (error instanceof StaleRoomError) this.stale++;
+      throw error;
+    }
   }
 
   override async commitBatches(roomID: string, batches: readonly BatchCommit[]): Promise<void> {
@@ -194,6 +201,26 @@ describe('a node following other nodes\' hints', () => {
     await client.until(() => client.state.get('last') === 3, 'last');
     expect(storage.locks).toBe(1);
     expect(storage.refreshes).toBe(before + 1);
+  });
+
+  it('runs a batch under the room\'s lock on the state caught up with what the lock read, and pokes the catch-up first', async () => {
+    const { storage, roomID, client } = await setup();
+    const v1 = await storage.otherNodeWrites(roomID, 'n', 10);
+    storage.hint({ kind: 'room', roomID, version: v1 });
+    await client.until(() => client.state.get('n') === 10, 'n');
+    // Another node wrote lately, so the next batch takes the lock, which reads this write (no hint: nothing else reads it).
+    const v2 = await storage.otherNodeWrites(roomID, 'n', 20);
+    const [locks, stale, pokes] = [storage.locks, storage.stale, client.pokes.length];
+    await client.acked(client.mutate('increment', { key: 'n', delta: 1 }));
+    // The catch-up and the batch went to the engine together: the batch ran on the caught-up state, committed at once.
+    expect(client.state.get('n')).toBe(21);
+    expect(storage.locks).toBe(locks + 1);
+    expect(storage.stale).toBe(stale);
+    expect(client.pokes.slice(pokes).map((p) => [p.baseCookie, p.cookie])).toEqual([
+      [v1, v2],
+      [v2, v2 + 1],
+    ]);
+    expect(client.outOfOrder).toEqual([]);
   });
 
   it('reads after a hint without a version (a close or delete) even when it is at the latest version', async () => {
