@@ -15,55 +15,23 @@ interface CopyFrame {
  * Deep-copies `value`, checking that it is JSON within the protocol's limits
  * (depth, well-formed Unicode), and freezes the copy so reads can hand it out
  * as is. Iterative: no value can exhaust the stack. A `"__proto__"` key stays
- * an own data property.
+ * an own data property. (No closures per call: this runs for every write.)
  */
 export function frozenJSONCopy(key: string, value: unknown): ReadonlyJSONValue {
   const stack: CopyFrame[] = [];
-  const path = (extra?: string) => [...stack.slice(1).map((f) => f.name), ...(extra === undefined ? [] : [extra])].map((p) => `/${p}`).join('');
-  const fail = (what: string, extra?: string): never => {
-    throw new NotJSONError(key, path(extra), what);
-  };
-  /** A scalar as is, or a new frame for a container (undefined returned). */
-  const visit = (v: unknown, name: string): { scalar: unknown } | undefined => {
-    switch (typeof v) {
-      case 'string':
-        if (!isWellFormedText(v)) fail('a string that is not well-formed Unicode (a lone surrogate)', name);
-        return { scalar: v };
-      case 'boolean':
-        return { scalar: v };
-      case 'number':
-        if (!Number.isFinite(v)) fail(String(v), name);
-        return { scalar: v };
-      case 'object': {
-        if (v === null) return { scalar: null };
-        if (stack.some((f) => f.source === v)) fail('a cycle', name);
-        if (stack.length >= MAX_JSON_VALUE_DEPTH) fail(`a value nested deeper than ${MAX_JSON_VALUE_DEPTH} levels`, name);
-        if (Array.isArray(v)) {
-          stack.push({ source: v, out: new Array<unknown>(v.length), keys: undefined, name, index: 0 });
-          return undefined;
-        }
-        const proto: unknown = Object.getPrototypeOf(v);
-        if (proto !== Object.prototype && proto !== null) fail('a non-plain object', name);
-        stack.push({ source: v, out: {}, keys: Object.keys(v), name, index: 0 });
-        return undefined;
-      }
-      default:
-        return fail(typeof v, name);
-    }
-  };
-  const root = visit(value, '');
-  if (root !== undefined) return root.scalar as ReadonlyJSONValue;
+  const root = visit(key, stack, value, '');
+  if (root !== CONTAINER) return root as ReadonlyJSONValue;
   for (;;) {
     const top = stack[stack.length - 1]!;
     const size = top.keys === undefined ? (top.source as unknown[]).length : top.keys.length;
     if (top.index < size) {
       const i = top.index++;
       const name = top.keys === undefined ? String(i) : top.keys[i]!;
-      if (top.keys !== undefined && !isWellFormedText(name)) fail('a key that is not well-formed Unicode (a lone surrogate)');
+      if (top.keys !== undefined && !isWellFormedText(name)) fail(key, stack, 'a key that is not well-formed Unicode (a lone surrogate)');
       const child = (top.source as Record<string, unknown>)[name];
       if (child === undefined && top.keys !== undefined) continue;
-      const scalar = visit(child, name);
-      if (scalar !== undefined) assign(top.out, name, scalar.scalar);
+      const scalar = visit(key, stack, child, name);
+      if (scalar !== CONTAINER) assign(top.out, name, scalar);
       continue;
     }
     stack.pop();
@@ -72,6 +40,44 @@ export function frozenJSONCopy(key: string, value: unknown): ReadonlyJSONValue {
     if (parent === undefined) return done as ReadonlyJSONValue;
     assign(parent.out, top.name, done);
   }
+}
+
+/** What visit answers for a container: a frame for it was pushed. */
+const CONTAINER: unique symbol = Symbol('container');
+
+/** A scalar as is, or CONTAINER after pushing a frame for an array or object; throws NotJSONError for anything else. */
+function visit(key: string, stack: CopyFrame[], v: unknown, name: string): unknown {
+  switch (typeof v) {
+    case 'string':
+      if (!isWellFormedText(v)) fail(key, stack, 'a string that is not well-formed Unicode (a lone surrogate)', name);
+      return v;
+    case 'boolean':
+      return v;
+    case 'number':
+      if (!Number.isFinite(v)) fail(key, stack, String(v), name);
+      return v;
+    case 'object': {
+      if (v === null) return null;
+      if (stack.some((f) => f.source === v)) fail(key, stack, 'a cycle', name);
+      if (stack.length >= MAX_JSON_VALUE_DEPTH) fail(key, stack, `a value nested deeper than ${MAX_JSON_VALUE_DEPTH} levels`, name);
+      if (Array.isArray(v)) {
+        stack.push({ source: v, out: new Array<unknown>(v.length), keys: undefined, name, index: 0 });
+        return CONTAINER;
+      }
+      const proto: unknown = Object.getPrototypeOf(v);
+      if (proto !== Object.prototype && proto !== null) fail(key, stack, 'a non-plain object', name);
+      stack.push({ source: v, out: {}, keys: Object.keys(v), name, index: 0 });
+      return CONTAINER;
+    }
+    default:
+      return fail(key, stack, typeof v, name);
+  }
+}
+
+function fail(key: string, stack: readonly CopyFrame[], what: string, extra?: string): never {
+  const names = stack.slice(1).map((f) => f.name);
+  if (extra !== undefined) names.push(extra);
+  throw new NotJSONError(key, names.map((p) => `/${p}`).join(''), what);
 }
 
 function assign(out: unknown[] | Record<string, unknown>, name: string, value: unknown): void {

@@ -49,9 +49,9 @@ export class ServerTransaction implements ServerWriteTransaction {
     this.closed = true;
   }
 
-  private readonly checkOpen = (): void => {
+  private checkOpen(): void {
     if (this.closed) throw new TransactionClosedError();
-  };
+  }
 
   async get(key: string): Promise<ReadonlyJSONValue | undefined> {
     await this.pace();
@@ -103,7 +103,7 @@ export class ServerTransaction implements ServerWriteTransaction {
     const exclusive = startAfterPrefix && start.exclusive === true;
     const limit = options?.limit ?? Infinity;
     const data = this.batch.data;
-    const checkOpen = this.checkOpen;
+    const checkOpen = (): void => this.checkOpen();
     // Each step seeks past the last key returned, so writes during a scan are safe.
     return new EntryScan(function* () {
       let key = from;
