@@ -347,6 +347,7 @@ export class Reflect<MD extends MutatorDefs = MutatorDefs> {
       onSynced: () => this.#updatePendingCount(),
       onClientStateNotFound: () => this.#clientStateNotFound(),
       onReadable: (store) => this.#onReadable?.(store),
+      ...(opened.chainHint === undefined ? {} : { chainHint: opened.chainHint }),
     });
     // Made once the store is open (nothing is told before; what other tabs said meanwhile no listener would have heard).
     const channel = new TabChannel(environment.BroadcastChannel, storeBaseName(this.userID, this.roomID));

@@ -23,6 +23,7 @@ import { StoreClosedError, StoreConflictError } from '../kv/errors';
 import type { KvStore } from '../kv/types';
 import type { PendingMutation } from '../sync/server-update';
 import { DurableMutations, type DurabilityLogger } from './durable-mutations';
+import { readGroupChain, sameChain, type ChainHint } from './group-chain';
 import { startJoiningClientGroup, type Joined } from './join-group';
 import { readLogs } from './mutation-log';
 import { TabSync, type SyncResult } from './tab-sync';
@@ -63,6 +64,8 @@ export interface ClientStoreOptions {
    * commit; mutations, persists and the rest wait for openClientStore.
    */
   readonly onReadable?: (store: Store) => void;
+  /** Where the chain of the group's head is kept for the next start (see ChainHint). */
+  readonly chainHint?: ChainHint;
 }
 
 export interface ClientStore {
@@ -110,6 +113,7 @@ export async function openClientStore(o: ClientStoreOptions): Promise<ClientStor
       indexes: o.indexes,
       now: o.clock(),
       newClientGroupID: o.newClientGroupID,
+      ...(o.chainHint?.chain === undefined ? {} : { hint: o.chainHint.chain }),
     });
   } catch (error) {
     await Promise.allSettled([perdag.close(), logKvOpened.then((kv) => kv.close())]);
@@ -196,11 +200,25 @@ export async function openClientStore(o: ClientStoreOptions): Promise<ClientStor
     clientGroupID: joined.clientGroupID,
     startHead: joined.headHash,
     keepOwnSnapshot: o.keepOwnSnapshot,
-    onGroupHeadMoved: () => o.onGroupHeadMoved?.(),
+    onGroupHeadMoved: () => {
+      headMoved = true;
+      o.onGroupHeadMoved?.();
+    },
     ...(o.releaseSliceCommits === undefined ? {} : { releaseSliceCommits: o.releaseSliceCommits }),
     ...(o.storeSliceCommits === undefined ? {} : { storeSliceCommits: o.storeSliceCommits }),
   });
   tabSyncMade(tabSync);
+  const hint = o.chainHint;
+  // The next start's hint: kept once the first read is served (the store's writes change it after a move of the group head).
+  if (hint !== undefined && !sameChain(hint.chain, joined.chain)) void db.firstRead.then(() => hint.save(joined.chain));
+  const saveHint = async () => {
+    try {
+      hint?.save(await perdag.withRead((r) => readGroupChain(r, joined.clientGroupID)));
+    } catch {
+      // The store closed under us: the next start reads the records first.
+    }
+  };
+  let headMoved = false;
 
   let catchingUp: Promise<void> = Promise.resolve();
   const queuedCatchUps = new Set<string>();
@@ -218,6 +236,10 @@ export async function openClientStore(o: ClientStoreOptions): Promise<ClientStor
       else throw error;
     }
     if (lastResult === 'synced') await durable?.stored(ids);
+    if (headMoved && hint !== undefined) {
+      headMoved = false;
+      await saveHint();
+    }
     if (lastResult === 'busy' && !db.isClosed) scheduler?.schedule();
     o.onSynced?.();
     if (lastResult === 'client-state-not-found' && !lost) {

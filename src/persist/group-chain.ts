@@ -35,26 +35,69 @@ export const PRELOADED_ROOT_CHILDREN_MAX = 8;
 export const CHAIN_RECORDS_PREFIX = 'chain/';
 const chainKey = (clientGroupID: string) => `${CHAIN_RECORDS_PREFIX}${clientGroupID}`;
 
-function isGroupChain(value: unknown): value is GroupChain {
-  if (typeof value !== 'object' || value === null) return false;
-  const { head, commits, root } = value as Record<string, unknown>;
-  return (
-    typeof head === 'string' &&
-    typeof root === 'string' &&
-    Array.isArray(commits) &&
-    commits.every((h) => typeof h === 'string') &&
-    commits.at(-1) === head
-  );
+/** A chain record's value, or undefined when it is not one (a top level of another shape, or too wide, is left out). */
+function parseGroupChain(value: unknown): GroupChain | undefined {
+  if (typeof value !== 'object' || value === null) return undefined;
+  const { head, commits, root, top } = value as Record<string, unknown>;
+  if (typeof head !== 'string' || typeof root !== 'string' || !Array.isArray(commits) || !commits.every((h) => typeof h === 'string') || commits.at(-1) !== head) {
+    return undefined;
+  }
+  const topFits = Array.isArray(top) && top.length <= PRELOADED_ROOT_CHILDREN_MAX && top.every((h) => typeof h === 'string');
+  return { head, commits: commits as Hash[], root, ...(topFits ? { top: top as Hash[] } : {}) };
 }
 
 /** The chain recorded for the group's head (check that it ends in the head). */
 export async function readGroupChain(read: PersistentDagRead, clientGroupID: string): Promise<GroupChain | undefined> {
-  const value = await read.getMeta(chainKey(clientGroupID));
-  if (!isGroupChain(value)) return undefined;
-  // A top level of another shape (or too wide) is read from the root instead.
-  const { top } = value as { top?: unknown };
-  const topFits = Array.isArray(top) && top.length <= PRELOADED_ROOT_CHILDREN_MAX && top.every((h) => typeof h === 'string');
-  return { head: value.head, commits: value.commits, root: value.root, ...(topFits ? { top: top as Hash[] } : {}) };
+  return parseGroupChain(await read.getMeta(chainKey(clientGroupID)));
+}
+
+/**
+ * A copy of the chain record of the group a client of this store last
+ * joined or stored, kept where a page can read it before the store is open
+ * (localStorage): the join asks for its chunks in its first round of reads,
+ * beside the records. Only a guess: the join uses what the stored chain
+ * record names (a read the guess already made is answered from the
+ * transaction's memory), so a stale copy costs wasted reads, never a wrong
+ * start.
+ */
+export interface ChainHint {
+  readonly chain: GroupChain | undefined;
+  /** Keeps `chain` for the next start (undefined, or a chain too long to be worth it: forgets it). */
+  save(chain: GroupChain | undefined): void;
+}
+
+/** A chain with more commits is not kept as a hint (its reads would cost more than the round they save). */
+export const CHAIN_HINT_COMMITS_MAX = 32;
+
+/** The hint of the store `storeName` in this origin's localStorage; undefined where there is none (a worker, Node, storage blocked). */
+export function localStorageChainHint(storeName: string): ChainHint | undefined {
+  let storage: Storage | undefined;
+  let chain: GroupChain | undefined;
+  const key = `roomsync-chain-hint/${storeName}`;
+  try {
+    storage = (globalThis as { localStorage?: Storage }).localStorage;
+    chain = parseGroupChain(JSON.parse(storage?.getItem(key) ?? 'null'));
+  } catch {
+    // Blocked (an opaque origin), or not a hint we wrote: none.
+  }
+  if (storage === undefined) return undefined;
+  const store = storage;
+  return {
+    chain,
+    save(next) {
+      try {
+        if (next === undefined || next.commits.length > CHAIN_HINT_COMMITS_MAX) store.removeItem(key);
+        else store.setItem(key, JSON.stringify(next));
+      } catch {
+        // Full or blocked: the next start reads the records first, as without a hint.
+      }
+    },
+  };
+}
+
+/** Whether two chains name the same chunks. */
+export function sameChain(a: GroupChain | undefined, b: GroupChain | undefined): boolean {
+  return JSON.stringify(a) === JSON.stringify(b);
 }
 
 export function writeGroupChain(write: PersistentDagWrite, clientGroupID: string, chain: GroupChain): Promise<void> {

@@ -21,6 +21,8 @@ export interface JoinOptions {
   /** Now, for the client's first heartbeat. */
   readonly now: number;
   readonly newClientGroupID: () => string;
+  /** The chain this store's clients last worked on (a guess, see ChainHint): its chunks are asked for in the first round. */
+  readonly hint?: GroupChain;
 }
 
 export interface Joined {
@@ -36,6 +38,8 @@ export interface Joined {
    * head's chain (when recorded beside the group) and the root of its map.
    */
   readonly preloaded: readonly Chunk[];
+  /** The stored chain of the head, when one is recorded (what the next start's hint should be). */
+  readonly chain?: GroupChain;
 }
 
 /**
@@ -65,13 +69,17 @@ async function joinIn(w: PersistentDagWrite, options: JoinOptions, started: (com
   const mutatorNames = [...options.mutatorNames].sort();
   // Read in rounds: the group ids with what the client record's write reads (and every group and chain
   // record at once, where the store can: the second round is then answered from memory), then the
-  // groups with their chains.
-  const [groupIDs] = await Promise.all([
+  // groups with their chains. A hint's chunks are asked for in the first round: when it is right, the
+  // head's chunks are then answered from the transaction's memory too.
+  const firstRound = Promise.all([
     readGroupIDs(w),
     readForNewClient(w, options.clientID),
     w.prefetchMeta(GROUP_RECORDS_PREFIX),
     w.prefetchMeta(CHAIN_RECORDS_PREFIX),
   ]);
+  const hint = options.hint;
+  if (hint !== undefined) Promise.all([readHeadChunks(w, hint.head, hint), w.refCount(hint.head)]).catch(() => {});
+  const [groupIDs] = await firstRound;
   const [groups, chains] = await Promise.all([readGroups(w), Promise.all(groupIDs.map((id) => readGroupChain(w, id)))]);
   let joined: Omit<Joined, 'preloaded'> | undefined;
   const reasons: string[] = [];
@@ -105,9 +113,10 @@ async function joinIn(w: PersistentDagWrite, options: JoinOptions, started: (com
   }
   const client = { heartbeatTimestampMs: options.now, headHash: joined.headHash, clientGroupID: joined.clientGroupID, tempRefreshHash: null };
   const chain = chains[groupIDs.indexOf(joined.clientGroupID)];
+  const headChain = chain?.head === joined.headHash ? chain : undefined;
   const [, head] = await Promise.all([
     writeClient(w, options.clientID, client, undefined),
-    readHeadChunks(w, joined.headHash, chain?.head === joined.headHash ? chain : undefined),
+    readHeadChunks(w, joined.headHash, headChain),
     // Read with the chunks: the commit reads it again (from the transaction's memory) to count the client's head.
     w.refCount(joined.headHash),
   ]);
@@ -122,7 +131,7 @@ async function joinIn(w: PersistentDagWrite, options: JoinOptions, started: (com
   commit.catch(() => {}); // awaited by the caller
   started(commit);
   const children = (await topLevel)?.filter((c): c is Chunk => c !== undefined) ?? [];
-  return { ...joined, preloaded: [...head.chunks, ...children] };
+  return { ...joined, preloaded: [...head.chunks, ...children], ...(headChain === undefined ? {} : { chain: headChain }) };
 }
 
 /**

@@ -9,6 +9,7 @@ import { IDBKvProvider } from '../kv/idb-provider';
 import { MemoryKvProvider } from '../kv/memory-provider';
 import type { KvProvider } from '../kv/provider';
 import type { KvStore } from '../kv/types';
+import { localStorageChainHint, type ChainHint } from './group-chain';
 
 /** 'idb': IndexedDB; 'mem': memory (shared by the clients of this JS realm); or a provider (e.g. roomsync/node's SQLite). */
 export type KvStoreOption = 'idb' | 'mem' | KvProvider;
@@ -61,11 +62,19 @@ export async function openLocalStores(
   dataName: string,
   logName: string,
   logger: LocalStoresLogger,
-): Promise<{ readonly provider: KvProvider; readonly dataKv: KvStore; readonly logKv: Promise<KvStore>; readonly logInMemory: Promise<boolean> }> {
+): Promise<{
+  readonly provider: KvProvider;
+  readonly dataKv: KvStore;
+  readonly logKv: Promise<KvStore>;
+  readonly logInMemory: Promise<boolean>;
+  /** IndexedDB in a page: the start-up hint of the data store (read while the stores open). */
+  readonly chainHint?: ChainHint;
+}> {
   // The data store first: the join waits for it, and IndexedDB opens one database after the other.
   const data = provider.open(dataName);
   const log = provider.open(logName);
   log.catch(() => {}); // handled below, whichever way the data store goes
+  const chainHint = provider instanceof IDBKvProvider ? localStorageChainHint(dataName) : undefined;
   let dataKv: KvStore;
   try {
     dataKv = await data;
@@ -87,5 +96,5 @@ export async function openLocalStores(
   );
   const logInMemory = opened.then((o) => o.inMemory);
   logInMemory.catch(() => {}); // the log's own promise carries the error
-  return { provider, dataKv, logKv: opened.then((o) => o.kv), logInMemory };
+  return { provider, dataKv, logKv: opened.then((o) => o.kv), logInMemory, ...(chainHint === undefined ? {} : { chainHint }) };
 }

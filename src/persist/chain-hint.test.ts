@@ -1,0 +1,149 @@
+/**
+ * The start-up hint (group-chain's ChainHint) on fake-indexeddb: a right
+ * hint makes the join read everything in one round; a stale one costs only
+ * wasted reads; a client keeps it up to date as it moves the group head.
+ */
+import 'fake-indexeddb/auto';
+import { IDBFactory } from 'fake-indexeddb';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { PersistentDagStore } from '../dag/store';
+import type { WriteTransaction } from '../db/transaction-types';
+import { IDBKvProvider } from '../kv/idb-provider';
+import { openClientStore } from './client-store';
+import { readGroupChain, type ChainHint, type GroupChain } from './group-chain';
+import { Tabs } from './testing/tabs';
+
+const DATA = 'hint-data';
+const key = (i: number) => `k/${String(i).padStart(4, '0')}`;
+
+const mutators = {
+  async fill(tx: WriteTransaction, { n }: { n: number }) {
+    for (let i = 0; i < n; i++) await tx.put(key(i), { i, text: 'x'.repeat(200) });
+  },
+  async put(tx: WriteTransaction, { k, value }: { k: string; value: number }) {
+    await tx.put(k, value);
+  },
+};
+
+/** A hint kept in memory (localStorage's part), with what was saved. */
+function memoryHint(chain: GroupChain | undefined): ChainHint & { saved: (GroupChain | undefined)[] } {
+  const saved: (GroupChain | undefined)[] = [];
+  return {
+    chain,
+    saved,
+    save: (next) => void saved.push(next),
+  };
+}
+
+/**
+ * Rounds of reads of the data store's readwrite transactions up to the first
+ * write placed (the join's commit): a round is the requests asked before an
+ * answer came.
+ */
+function countJoinRounds(): { rounds(): number } {
+  const events: ('ask' | 'answer')[] = [];
+  let writing = false;
+  for (const method of ['get', 'getAll', 'getAllKeys'] as const) {
+    const original = IDBObjectStore.prototype[method] as (...args: unknown[]) => IDBRequest;
+    vi.spyOn(IDBObjectStore.prototype, method).mockImplementation(function (this: IDBObjectStore, ...args: unknown[]) {
+      const request = original.apply(this, args);
+      if (!writing && this.transaction.mode === 'readwrite' && this.transaction.db.name === DATA) {
+        events.push('ask');
+        request.addEventListener('success', () => void (writing || events.push('answer')));
+      }
+      return request;
+    } as never);
+  }
+  const put = IDBObjectStore.prototype.put;
+  vi.spyOn(IDBObjectStore.prototype, 'put').mockImplementation(function (this: IDBObjectStore, ...args: Parameters<IDBObjectStore['put']>) {
+    if (this.transaction.db.name === DATA) writing = true;
+    return put.apply(this, args);
+  });
+  return { rounds: () => events.filter((e, i) => e === 'ask' && events[i - 1] !== 'ask').length };
+}
+
+afterEach(() => vi.restoreAllMocks());
+
+/** A store of 300 keys written by a tab that closed, on a fresh fake IndexedDB. */
+async function storedStore() {
+  const tabs = new Tabs({ frozen: true, provider: new IDBKvProvider(new IDBFactory()), dataName: DATA, logName: `${DATA}:log` });
+  const writer = await tabs.open({ mutators: mutators as never });
+  await writer.client.store.mutate('fill', { n: 300 });
+  await tabs.close(writer);
+  return tabs;
+}
+
+async function openReader(tabs: Tabs, id: string, chainHint: ChainHint) {
+  return openClientStore({
+    dataKv: await tabs.dataKv(),
+    logKv: await tabs.logKv(),
+    clientID: id,
+    mutators: mutators as never,
+    indexes: {},
+    clock: () => tabs.clock.now(),
+    timers: { setTimeout: () => 0, clearTimeout: () => {} },
+    random: Math.random,
+    logger: { error: () => {}, warn: () => {}, info: () => {}, debug: () => {} },
+    newClientGroupID: () => `group-of-${id}`,
+    keepOwnSnapshot: () => false,
+    onClientStateNotFound: () => {},
+    chainHint,
+  });
+}
+
+async function storedChain(tabs: Tabs, clientGroupID: string): Promise<GroupChain | undefined> {
+  const perdag = new PersistentDagStore(await tabs.dataKv());
+  try {
+    return await perdag.withRead((r) => readGroupChain(r, clientGroupID));
+  } finally {
+    await perdag.close();
+  }
+}
+
+describe('start-up hint', () => {
+  it('without a hint the join reads in two rounds and saves the chain it used; with it, in one, and saves nothing', async () => {
+    const tabs = await storedStore();
+    const first = memoryHint(undefined);
+    const counting = countJoinRounds();
+    const a = await openReader(tabs, 'a', first);
+    expect(await a.store.query((tx) => tx.get(key(299)))).toMatchObject({ i: 299 });
+    expect(counting.rounds()).toBe(2);
+    await a.firstRead;
+    const chain = await storedChain(tabs, a.clientGroupID);
+    expect(chain).toBeDefined();
+    expect(first.saved).toEqual([chain]);
+    await a.close();
+    vi.restoreAllMocks();
+
+    const second = memoryHint(chain);
+    const counted = countJoinRounds();
+    const b = await openReader(tabs, 'b', second);
+    expect(await b.store.query((tx) => tx.get(key(299)))).toMatchObject({ i: 299 });
+    expect(counted.rounds()).toBe(1);
+    await b.firstRead;
+    expect(second.saved).toEqual([]);
+    await b.close();
+  });
+
+  it('a client that moves the group head saves the new chain; a stale hint costs a round and starts from the stored head', async () => {
+    const tabs = await storedStore();
+    const hint = memoryHint(undefined);
+    const a = await openReader(tabs, 'a', hint);
+    expect(await a.store.query((tx) => tx.get(key(0)))).toMatchObject({ i: 0 });
+    await a.firstRead;
+    const old = hint.saved.at(-1);
+    await a.store.mutate('put', { k: 'moved', value: 1 });
+    expect(await a.sync()).toBe('synced');
+    const moved = await storedChain(tabs, a.clientGroupID);
+    expect(moved?.head).not.toBe(old?.head);
+    expect(hint.saved.at(-1)).toEqual(moved);
+    await a.close();
+
+    const counting = countJoinRounds();
+    const b = await openReader(tabs, 'b', memoryHint(old));
+    expect(await b.store.query((tx) => tx.get('moved'))).toBe(1);
+    expect(counting.rounds()).toBe(2);
+    expect(b.joined.headHash).toBe(moved?.head);
+    await b.close();
+  });
+});
