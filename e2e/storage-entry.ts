@@ -127,7 +127,20 @@ const steps = {
         read.release();
         return result;
       };
-      return { rode: await round(false), aborted: await round(true) };
+      // Asked from another task (the write's transaction is inactive then): placed at the write's last answer.
+      const later = async () => {
+        made.length = 0;
+        const write = await kv.write();
+        for (let i = 0; i < 2000; i++) await write.put(`n/${i}`, i);
+        const order: string[] = [];
+        const committed = write.commit().then(() => void order.push('committed'));
+        await new Promise((resolve) => setTimeout(resolve, 0));
+        const read = await kv.read();
+        await Promise.all([committed, read.get('n/1999').then((v) => void order.push(`read ${String(v)}`))]);
+        read.release();
+        return { order, modes: made.map((tx) => tx.mode) };
+      };
+      return { rode: await round(false), aborted: await round(true), later: await later() };
     } finally {
       IDBDatabase.prototype.transaction = transaction;
       await kv.close();

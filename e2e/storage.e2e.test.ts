@@ -79,11 +79,12 @@ describe.skipIf(!chromiumAvailable)(`storage in real Chromium${chromiumAvailable
     expect(result.error).toBe('StoreClosedError');
   });
 
-  it("a read made while a write commits rides on the write's transaction; after an aborted commit it is asked again", async () => {
+  it("a read made while a write commits rides on the write's transaction (from another task: at its last write's answer); after an aborted commit it is asked again", async () => {
     await reload();
     expect(await step('readWhileCommitting', 'ride-1')).toEqual({
       rode: { value: 2, committed: 'ok', modes: ['readwrite'] },
       aborted: { value: 2, committed: 'AbortError', modes: ['readwrite', 'readonly'] },
+      later: { order: ['read 1999', 'committed'], modes: ['readwrite'] },
     });
   });
 

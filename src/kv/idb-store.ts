@@ -36,9 +36,12 @@ export class IDBStore implements KvStore {
    * readonly transaction would wait for that commit to end, where a request
    * placed in it waits only for the writes before it. Once the writes are
    * done no read joins it (reads keep it open: one round of them may ride
-   * on it, not a long chain of reads).
+   * on it, not a long chain of reads). A read asked while it is inactive
+   * (between its answers) is placed as its last write is answered.
    */
   #committing: IDBTransaction | undefined;
+  /** Reads waiting for the committing write's last answer (true: placed in it then; false: it failed). */
+  #rides: ((active: boolean) => void)[] = [];
   #closed = false;
   #closedReason: string | undefined;
 
@@ -73,17 +76,27 @@ export class IDBStore implements KvStore {
   /** @internal `tx` has its writes placed: reads may ride on it until `last` of them is done (or fails). */
   committing(tx: IDBTransaction, last: IDBRequest): void {
     this.#committing = tx;
-    const clear = () => {
-      if (this.#committing === tx) this.#committing = undefined;
+    const end = (active: boolean) => () => {
+      if (this.#committing !== tx) return;
+      this.#committing = undefined;
+      const rides = this.#rides;
+      this.#rides = [];
+      for (const ride of rides) ride(active);
     };
-    last.addEventListener('success', clear);
-    last.addEventListener('error', clear);
-    tx.addEventListener('abort', clear);
+    last.addEventListener('success', end(true));
+    last.addEventListener('error', end(false));
+    tx.addEventListener('abort', end(false));
   }
 
   /** @internal Whether a read may still place requests in `tx` (a committing write's). */
   mayRide(tx: IDBTransaction): boolean {
     return this.#committing === tx;
+  }
+
+  /** @internal Resolves true while `tx` is active at its last write's answer (a read can be placed in it then), false when it cannot be. */
+  lastAnswer(tx: IDBTransaction): Promise<boolean> {
+    if (this.#committing !== tx) return Promise.resolve(false);
+    return new Promise((resolve) => this.#rides.push(resolve));
   }
 
   async write(): Promise<KvWrite> {
@@ -201,10 +214,6 @@ class IDBRead implements KvRead {
 
   /** The live transaction, or a fresh one when IndexedDB has already committed ours. */
   protected withObjectStore<T>(fn: (os: IDBObjectStore, tx: IDBTransaction) => T): T {
-    if (this.#borrowed && !this.store.mayRide(this.#tx!)) {
-      this.#tx = undefined;
-      this.#borrowed = false;
-    }
     let tx = this.#tx;
     if (tx !== undefined) {
       try {
@@ -225,20 +234,45 @@ class IDBRead implements KvRead {
   }
 
   protected async request<T>(make: (os: IDBObjectStore) => IDBRequest<T>): Promise<T> {
-    const request = this.withObjectStore((os) => make(os));
-    const borrowed = this.#borrowed;
+    const ridden = this.#borrowed ? await this.#ride(make) : undefined;
+    const request = ridden ?? this.withObjectStore((os) => make(os));
     this.#used = true;
     try {
       return await requestPromise(request);
     } catch (e) {
-      if (!borrowed || this.#released) throw this.store.mapError(e);
+      if (ridden === undefined || this.#released) throw this.store.mapError(e);
       // The write we read through failed (its commit aborted): the read goes on in a transaction of its own.
-      if (this.#borrowed) {
-        this.#tx = undefined;
-        this.#borrowed = false;
-      }
+      this.#stopRiding();
       return this.request(make);
     }
+  }
+
+  /**
+   * Places a request in the committing write's transaction (#tx while
+   * #borrowed): now, or when it is inactive, at its last write's answer.
+   * Undefined once it takes no more reads: this read goes on in a
+   * transaction of its own.
+   */
+  async #ride<T>(make: (os: IDBObjectStore) => IDBRequest<T>): Promise<IDBRequest<T> | undefined> {
+    const tx = this.#tx!;
+    const place = () => {
+      try {
+        return make(tx.objectStore(OBJECT_STORE));
+      } catch (e) {
+        if (isStaleTransaction(e)) return undefined;
+        throw this.store.mapError(e);
+      }
+    };
+    let request = this.store.mayRide(tx) ? place() : undefined;
+    if (request === undefined && (await this.store.lastAnswer(tx)) && this.#tx === tx) request = place();
+    if (request === undefined) this.#stopRiding();
+    return request;
+  }
+
+  #stopRiding(): void {
+    if (!this.#borrowed) return;
+    this.#tx = undefined;
+    this.#borrowed = false;
   }
 }
 
