@@ -34,6 +34,58 @@ describe('MemoryStore', () => {
     r.release();
   });
 
+  it('keys that differ only after their last slash, or in where it is, stay apart', async () => {
+    const store = new MemoryStore(NAME);
+    const keys = ['x', '/x', 'x/', 'a/x', 'a/', 'a//x', 'a/b/x', 'a/b', 'c/h1/d', 'c/h1/r', 'c/h1/n', ''];
+    const w = await store.write();
+    for (const [i, key] of keys.entries()) await w.put(key, i);
+    // A group of many leaves (a mutation log: 'l/<client>/<id>'), past the size a flat array holds.
+    for (let id = 1; id <= 20; id++) await w.put(`l/client/${id}`, { id });
+    await w.commit();
+    const r = await store.read();
+    for (const [i, key] of keys.entries()) expect(await r.get(key)).toBe(i);
+    for (let id = 1; id <= 20; id++) expect(await r.get(`l/client/${id}`)).toEqual({ id });
+    expect(await r.has('c/h1/x')).toBe(false);
+    expect(await r.has('c/h1')).toBe(false);
+    expect(await r.has('l/client/21')).toBe(false);
+    r.release();
+  });
+
+  it('deletes and overwrites in groups small and large, and a released write puts back what they replaced', async () => {
+    const store = new MemoryStore(NAME);
+    const setUp = await store.write();
+    for (const leaf of ['d', 'r', 'n']) await setUp.put(`c/h1/${leaf}`, leaf);
+    for (let id = 1; id <= 20; id++) await setUp.put(`l/client/${id}`, id);
+    await setUp.commit();
+
+    const undone = await store.write();
+    await undone.del('c/h1/r');
+    await undone.put('c/h1/n', 'changed');
+    await undone.put('c/h1/e', 'new');
+    for (let id = 1; id <= 20; id += 2) await undone.del(`l/client/${id}`);
+    await undone.put('l/client/2', 'changed');
+    await undone.del('absent/key');
+    expect(await undone.has('c/h1/r')).toBe(false);
+    expect(await undone.get('c/h1/e')).toBe('new');
+    undone.release();
+
+    const kept = await store.write();
+    expect(await kept.get('c/h1/r')).toBe('r');
+    expect(await kept.get('c/h1/n')).toBe('n');
+    expect(await kept.has('c/h1/e')).toBe(false);
+    for (let id = 1; id <= 20; id++) expect(await kept.get(`l/client/${id}`)).toBe(id);
+    // A group emptied of every key is gone; its keys can come back.
+    for (const leaf of ['d', 'r', 'n']) await kept.del(`c/h1/${leaf}`);
+    for (let id = 1; id <= 20; id++) await kept.del(`l/client/${id}`);
+    await kept.put('c/h1/d', 'again');
+    await kept.commit();
+    const r = await store.read();
+    expect(await r.get('c/h1/d')).toBe('again');
+    expect(await r.has('c/h1/r')).toBe(false);
+    for (let id = 1; id <= 20; id++) expect(await r.has(`l/client/${id}`)).toBe(false);
+    r.release();
+  });
+
   it('two instances with the same name share data, other names do not', async () => {
     const a = new MemoryStore(NAME);
     const b = new MemoryStore(NAME);
