@@ -61,9 +61,12 @@ export async function computeRefCounts(
   };
   // Awaits only what is pending: a memory dag runs this in one synchronous step.
   let pending: Promise<unknown> | undefined;
-  let lists: (readonly Hash[])[] = [];
+  // A round's lists are emptied and filled again, not made anew: a chain of new commits takes a round per commit.
+  const lists: (readonly Hash[])[] = [];
+  const births: Slot[] = [];
 
   let grow: Slot[] = [];
+  let next: Slot[] = [];
   for (const [hash, delta] of deltas) {
     const slot = delta === 0 ? undefined : slotOf(hash);
     if (slot === undefined) continue;
@@ -76,10 +79,18 @@ export async function computeRefCounts(
   // Increments, one graph level per round (a slow store answers a round's reads in parallel).
   while (grow.length > 0) {
     if ((pending = loadCounts(grow, source))) await pending;
-    const births = grow.filter((slot) => slot.before === 0);
-    for (const slot of births) slot.born = true;
-    if ((pending = loadRefs(births, source, (lists = [])))) await pending;
-    grow = [];
+    births.length = 0;
+    for (const slot of grow) {
+      if (slot.before !== 0) continue;
+      slot.born = true;
+      births.push(slot);
+    }
+    lists.length = 0;
+    if ((pending = loadRefs(births, source, lists))) await pending;
+    const done = grow;
+    grow = next;
+    next = done;
+    grow.length = 0;
     for (const refs of lists) {
       for (const r of refs) {
         const slot = slotOf(r);
@@ -94,11 +105,14 @@ export async function computeRefCounts(
   }
 
   // Decrements: only a chunk whose final count is 0 is followed.
-  let shrink: Slot[] = [];
+  let shrink: Slot[] = next;
+  shrink.length = 0;
+  next = grow;
+  const deaths = births;
   for (const slot of slots.values()) if (slot.delta < 0) shrink.push(slot);
   for (let round = 1; shrink.length > 0; round++) {
     if ((pending = loadCounts(shrink, source))) await pending;
-    const deaths: Slot[] = [];
+    deaths.length = 0;
     for (const slot of shrink) {
       const was = slot.before!;
       if (!slot.dead && (was > 0 || slot.born) && was + slot.delta === 0) {
@@ -106,8 +120,12 @@ export async function computeRefCounts(
         deaths.push(slot);
       }
     }
-    if ((pending = loadRefs(deaths, source, (lists = [])))) await pending;
-    shrink = [];
+    lists.length = 0;
+    if ((pending = loadRefs(deaths, source, lists))) await pending;
+    const done = shrink;
+    shrink = next;
+    next = done;
+    shrink.length = 0;
     for (const refs of lists) {
       for (const r of refs) {
         const slot = slotOf(r);
