@@ -186,13 +186,15 @@ export class LazyDagStore implements DagStore {
    * cached chunks from now on, and hold no memory-only chunk any more. A
    * memory-only child that was not written with its parent (the caller
    * stored the parent without it) is collected once nothing else holds it.
+   * `cache` picks those kept in the cache (all by default); the others are
+   * read back from the persistent store if asked for.
    */
-  markPersisted(chunks: Iterable<Chunk>): void {
+  markPersisted(chunks: Iterable<Chunk>, cache: (chunk: Chunk) => boolean = () => true): void {
     for (const { hash } of chunks) {
       const entry = this.#mem.get(hash);
       if (entry === undefined) continue;
       this.#mem.delete(hash);
-      this.#cache.put(entry.chunk, estimateChunkSize(entry.chunk));
+      if (cache(entry.chunk)) this.#cache.put(entry.chunk, estimateChunkSize(entry.chunk));
       this.#release(entry.chunk.refs);
     }
   }

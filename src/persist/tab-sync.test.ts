@@ -120,6 +120,31 @@ describe('tabs of one client group', () => {
     expect(pendingOf(b)).toEqual(Array.from({ length: 10 }, (_, i) => `${a.id}:${i + 1}`));
   });
 
+  it('once stored, the commits below the head leave memory (not kept in the cache) and are read back from the store when asked for', async () => {
+    tabs = new Tabs({ frozen: true, provider: new MemoryKvProvider(`bare-${Math.random()}`), storeSliceCommits: 3 });
+    const a = await tabs.open();
+    for (let i = 0; i < 10; i++) await a.client.store.mutate('increment', { key: 'n' });
+    const head = a.client.viewHead();
+    const { memdag } = a.client;
+    const below = (await memdag.withRead(async (r) => {
+      const hashes: Hash[] = [];
+      for (let hash = head; hashes.length < 9; ) {
+        hash = ((await r.mustGetChunk(hash)).data as { basisHash: Hash }).basisHash;
+        hashes.push(hash);
+      }
+      return hashes;
+    }));
+    for (const hash of [head, ...below]) expect(memdag.isMemoryOnly(hash)).toBe(true);
+    expect(await a.client.sync()).toBe('synced');
+    expect(memdag.memoryChunk(head)).toBeDefined();
+    for (const hash of below) expect(memdag.memoryChunk(hash)).toBeUndefined();
+    // Still there for a reader: loaded from the store.
+    await memdag.withRead(async (r) => {
+      for (const hash of below) expect((await r.mustGetChunk(hash)).data).toMatchObject({ type: 'local' });
+    });
+    expect(await valueOf(await tabs.open(), 'n')).toBe(10);
+  });
+
   it('slices stopped midway leave a consistent store; a later store takes them in, even after the refresh head let go of them', async () => {
     const provider = new FailingProvider('tab-sync-store-slices-stopped');
     tabs = new Tabs({ frozen: true, provider, storeSliceCommits: 2 });

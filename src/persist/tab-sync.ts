@@ -261,33 +261,41 @@ export class TabSync {
     const viewChunks = view.chunks;
     const sliced = await this.#storeSlices(view);
     const maybeStored = this.#maybeStored;
-    const put = (w: PersistentDagWrite, chunk: Chunk) => (maybeStored.has(chunk.hash) ? w.putChunk(chunk) : w.putNewChunk(chunk));
+    // The slices' chunks are stored, unless the refresh head let go of them (then the write below puts them again).
+    const stored = sliced?.hashes;
+    const put = (w: PersistentDagWrite, chunk: Chunk) => (maybeStored.has(chunk.hash) || stored?.has(chunk.hash) ? w.putChunk(chunk) : w.putNewChunk(chunk));
     const next = target.info;
     const moveGroup = !addsNothing(next, expected);
     const dropsLongChain = moveGroup && this.#dropsLongChain(expected, next);
     const targetChunks = moveGroup && target !== view ? target.chunks : [];
     const viewHash = view.info.hash;
-    const outcome = await this.#o.perdag.withWrite(async (w) => {
-      const [client, group] = await Promise.all([readClient(w, clientID), readGroup(w, clientGroupID)]);
-      if (client === undefined || group === undefined || group.disabled) return 'client-state-not-found' as const;
-      const conflict = group.headHash !== expected.hash;
-      // The slices are stored (held by the refresh head, which this write lets go of) if the refresh head is still where they left it.
-      const slicesHeld = sliced !== null && client.tempRefreshHash === sliced.top;
-      for (const chunk of viewChunks) if (!(slicesHeld && sliced.hashes.has(chunk.hash))) await put(w, chunk);
-      if (!conflict && moveGroup) {
-        for (const chunk of targetChunks) await put(w, chunk);
-        await writeGroup(w, clientGroupID, groupRecordFor(next, group), group);
-        const top = memdag.memoryChunk(next.root)?.refs;
-        await writeGroupChain(w, clientGroupID, { head: next.hash, commits: next.chain, root: next.root, ...(top === undefined ? {} : { top }) });
-      }
-      // A long chain the group head leaves stays held by this client's refresh head, to be let go of in slices after this write.
-      const held = !conflict && dropsLongChain ? expected.hash : null;
-      if (client.headHash !== viewHash || client.tempRefreshHash !== held) {
-        await writeClient(w, clientID, { ...client, headHash: viewHash, tempRefreshHash: held }, client);
-      }
-      await w.commit();
-      return conflict ? ('conflict' as const) : moveGroup ? ('moved' as const) : ('kept' as const);
-    });
+    let outcome: 'client-state-not-found' | 'conflict' | 'moved' | 'kept' = 'client-state-not-found';
+    try {
+      outcome = await this.#o.perdag.withWrite(async (w) => {
+        const [client, group] = await Promise.all([readClient(w, clientID), readGroup(w, clientGroupID)]);
+        if (client === undefined || group === undefined || group.disabled) return 'client-state-not-found' as const;
+        const conflict = group.headHash !== expected.hash;
+        // The slices are stored (held by the refresh head, which this write lets go of) if the refresh head is still where they left it.
+        const slicesHeld = sliced !== null && client.tempRefreshHash === sliced.top;
+        for (const chunk of viewChunks) if (!(slicesHeld && sliced.hashes.has(chunk.hash))) await put(w, chunk);
+        if (!conflict && moveGroup) {
+          for (const chunk of targetChunks) await put(w, chunk);
+          await writeGroup(w, clientGroupID, groupRecordFor(next, group), group);
+          const top = memdag.memoryChunk(next.root)?.refs;
+          await writeGroupChain(w, clientGroupID, { head: next.hash, commits: next.chain, root: next.root, ...(top === undefined ? {} : { top }) });
+        }
+        // A long chain the group head leaves stays held by this client's refresh head, to be let go of in slices after this write.
+        const held = !conflict && dropsLongChain ? expected.hash : null;
+        if (client.headHash !== viewHash || client.tempRefreshHash !== held) {
+          await writeClient(w, clientID, { ...client, headHash: viewHash, tempRefreshHash: held }, client);
+        }
+        await w.commit();
+        return conflict ? ('conflict' as const) : moveGroup ? ('moved' as const) : ('kept' as const);
+      });
+    } finally {
+      // The client head did not take the slices in: the refresh head may still hold them.
+      if (outcome === 'client-state-not-found' && stored !== undefined) this.#mayHaveStored(stored);
+    }
     if (outcome === 'client-state-not-found' || outcome === 'conflict') {
       if (outcome === 'conflict') this.#persisted(viewChunks);
       return outcome;
@@ -307,9 +315,15 @@ export class TabSync {
     return 'synced';
   }
 
-  /** `chunks` are stored (held by the client's heads): the memory dag may let go of them. */
+  /**
+   * `chunks` are stored (held by the client's heads): the memory dag may let
+   * go of them. It keeps no copy of the local commits below a head (stored
+   * without their trees): nothing reads them back while the client runs (its
+   * database keeps their hashes and mutations), and a backlog of 100,000
+   * offline mutations held them in the chunk cache until they were acknowledged.
+   */
   #persisted(chunks: readonly Chunk[]): void {
-    this.#o.memdag.markPersisted(chunks);
+    this.#o.memdag.markPersisted(chunks, (chunk) => !isBareLocalCommit(chunk));
     if (this.#maybeStored.size > 0) for (const chunk of chunks) this.#maybeStored.delete(chunk.hash);
   }
 
@@ -333,44 +347,65 @@ export class TabSync {
   async #storeSlices(view: StoredHead): Promise<{ readonly top: Hash; readonly hashes: ReadonlySet<Hash> } | null> {
     const step = Math.max(1, this.#o.storeSliceCommits ?? SLICE_COMMITS);
     const chain = view.info.chain;
-    // Quick test before any map: a view with no more local commits than a slice stores in one write.
+    // Quick test before any list: a view with no more local commits than a slice stores in one write.
     if (chain.length - 2 <= step || view.chunks.length - 1 <= step) return null;
-    const byHash = new Map<Hash, Chunk>();
-    for (const chunk of view.chunks) byHash.set(chunk.hash, chunk);
-    // The run: local commits below the head, memory-only and as stored (refs: their basis alone), the oldest on a stored commit.
+    const { memdag } = this.#o;
+    // The run: local commits below the head, memory-only and as stored (refs: their basis alone), the oldest on a
+    // stored commit. Read from the memory dag by hash (no map of the view's chunks): a commit gone from memory
+    // since the view was captured (or stored meanwhile) ends the run.
     const run: Chunk[] = [];
     for (let i = chain.length - 2; i >= 1; i--) {
-      const chunk = byHash.get(chain[i]!);
+      const hash = chain[i]!;
+      const chunk = memdag.isMemoryOnly(hash) ? memdag.memoryChunk(hash) : undefined;
       if (chunk === undefined || chunk.refs.length !== 1 || chunk.refs[0] !== chain[i - 1]) break;
       const data = chunk.data as unknown as CommitData;
       if (data === null || typeof data !== 'object' || Array.isArray(data) || data.type !== 'local') break;
       run.push(chunk);
     }
-    byHash.clear();
     run.reverse();
-    // The oldest commit of the run must build on a chunk the store holds (not one of the view's memory-only chunks).
-    if (run.length <= step || view.chunks.some((c) => c.hash === run[0]!.refs[0])) return null;
+    // The oldest commit of the run must build on a chunk the store holds (not a memory-only one).
+    if (run.length <= step || memdag.isMemoryOnly(run[0]!.refs[0]!)) return null;
     const { perdag, clientID } = this.#o;
     const hashes = new Set<Hash>();
     let held: Hash | null = null;
-    for (let start = 0; start + step <= run.length; start += step) {
-      const slice = run.slice(start, start + step);
-      const top = slice.at(-1)!.hash;
-      const before: Hash | null = held;
-      for (const chunk of slice) this.#maybeStored.add(chunk.hash);
-      const moved = await perdag.withWrite(async (w) => {
-        const client = await readClient(w, clientID);
-        if (client === undefined || client.tempRefreshHash !== before) return false;
-        for (const chunk of slice) await w.putChunk(chunk);
-        await writeClient(w, clientID, { ...client, tempRefreshHash: top }, client);
-        await w.commit();
-        return true;
-      });
-      if (!moved) break;
-      held = top;
-      for (const chunk of slice) hashes.add(chunk.hash);
+    try {
+      for (let start = 0; start + step <= run.length; start += step) {
+        const slice = run.slice(start, start + step);
+        const top = slice.at(-1)!.hash;
+        const before: Hash | null = held;
+        const moved = await perdag.withWrite(async (w) => {
+          const client = await readClient(w, clientID);
+          if (client === undefined || client.tempRefreshHash !== before) return false;
+          // A chunk no earlier write of this client may have stored is put as new: no read of a count it cannot have.
+          for (const chunk of slice) await (this.#maybeStored.has(chunk.hash) ? w.putChunk(chunk) : w.putNewChunk(chunk));
+          await writeClient(w, clientID, { ...client, tempRefreshHash: top }, client);
+          try {
+            await w.commit();
+          } catch (error) {
+            // The store may or may not hold the slice now.
+            for (const chunk of slice) this.#maybeStored.add(chunk.hash);
+            throw error;
+          }
+          return true;
+        });
+        if (!moved) break;
+        held = top;
+        for (const chunk of slice) hashes.add(chunk.hash);
+      }
+    } catch (error) {
+      this.#mayHaveStored(hashes);
+      throw error;
     }
     return held === null ? null : { top: held, hashes };
+  }
+
+  /**
+   * Chunks that slice writes stored and no write of the client head took
+   * in: the refresh head may let go of them (its next move collects them),
+   * so later writes put them with their stored count read.
+   */
+  #mayHaveStored(hashes: Iterable<Hash>): void {
+    for (const hash of hashes) this.#maybeStored.add(hash);
   }
 
   /** Whether moving the group head from `from` to `to` leaves a chain long enough to be collected in slices. */
@@ -414,6 +449,13 @@ export class TabSync {
     const chain = await this.#o.memdag.withRead(async (dag) => readChainOf(dag, await readCommit(dag, hash)));
     return describeChain(chain);
   }
+}
+
+/** A local commit without its trees (below a head): its only ref is its basis. */
+function isBareLocalCommit(chunk: Chunk): boolean {
+  if (chunk.refs.length !== 1) return false;
+  const data = chunk.data as unknown as CommitData;
+  return typeof data === 'object' && data !== null && !Array.isArray(data) && data.type === 'local' && chunk.refs[0] === data.basisHash;
 }
 
 /** A local commit below the heads being stored, as stored: without its trees. Any other chunk as it is. */
