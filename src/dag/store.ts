@@ -23,6 +23,8 @@ export interface PersistentDagStoreOptions {
    * once that commit is done: e.g. a memory layer drops its cached copy.
    */
   onCollected?: (hash: Hash) => void;
+  /** Told of each chunk a read (not a write) of this store found stored. */
+  onChunkRead?: (hash: Hash) => void;
 }
 
 /** A read of the persistent dag, with the records kept beside it. */
@@ -49,15 +51,17 @@ export class PersistentDagStore implements DagStore {
   readonly #kv: KvStore;
   readonly #createHash: CreateHash;
   readonly #onCollected: ((hash: Hash) => void) | undefined;
+  readonly #onChunkRead: ((hash: Hash) => void) | undefined;
 
   constructor(kv: KvStore, options: PersistentDagStoreOptions = {}) {
     this.#kv = kv;
     this.#createHash = options.createHash ?? newHashFactory();
     this.#onCollected = options.onCollected;
+    this.#onChunkRead = options.onChunkRead;
   }
 
   async read(): Promise<PersistentDagRead> {
-    return new PersistentRead(await this.#kv.read());
+    return new PersistentRead(await this.#kv.read(), this.#onChunkRead);
   }
 
   async write(): Promise<PersistentDagWrite> {
@@ -83,9 +87,11 @@ export class PersistentDagStore implements DagStore {
 
 class PersistentRead implements PersistentDagRead {
   protected readonly kv: KvRead;
+  readonly #onChunkRead: ((hash: Hash) => void) | undefined;
 
-  constructor(kv: KvRead) {
+  constructor(kv: KvRead, onChunkRead?: (hash: Hash) => void) {
     this.kv = kv;
+    this.#onChunkRead = onChunkRead;
   }
 
   hasChunk(hash: Hash): Promise<boolean> {
@@ -96,10 +102,12 @@ class PersistentRead implements PersistentDagRead {
     if (hint?.noRefs === true || hint?.refsOf !== undefined) {
       const data = await this.kv.get(chunkDataKey(hash));
       if (data === undefined) return undefined;
+      this.#onChunkRead?.(hash);
       return { hash, data, refs: hint.refsOf === undefined ? [] : hint.refsOf(data, hash) };
     }
     const [data, refs] = await Promise.all([this.kv.get(chunkDataKey(hash)), this.storedRefs(hash)]);
     if (data === undefined) return undefined;
+    this.#onChunkRead?.(hash);
     return { hash, data, refs };
   }
 

@@ -10,7 +10,7 @@ import { PersistentDagStore } from '../dag/store';
 import type { WriteTransaction } from '../db/transaction-types';
 import { IDBKvProvider } from '../kv/idb-provider';
 import { openClientStore } from './client-store';
-import { readGroupChain, type ChainHint, type GroupChain } from './group-chain';
+import { readGroupChain, type ChainHint, type HintedChain } from './group-chain';
 import { Tabs } from './testing/tabs';
 
 const DATA = 'hint-data';
@@ -18,7 +18,7 @@ const key = (i: number) => `k/${String(i).padStart(4, '0')}`;
 
 const mutators = {
   async fill(tx: WriteTransaction, { n }: { n: number }) {
-    for (let i = 0; i < n; i++) await tx.put(key(i), { i, text: 'x'.repeat(200) });
+    for (let i = 0; i < n; i++) await tx.put(key(i), { i, text: 'x'.repeat(400) });
   },
   async put(tx: WriteTransaction, { k, value }: { k: string; value: number }) {
     await tx.put(k, value);
@@ -26,8 +26,8 @@ const mutators = {
 };
 
 /** A hint kept in memory (localStorage's part), with what was saved. */
-function memoryHint(chain: GroupChain | undefined): ChainHint & { saved: (GroupChain | undefined)[] } {
-  const saved: (GroupChain | undefined)[] = [];
+function memoryHint(chain: HintedChain | undefined): ChainHint & { saved: (HintedChain | undefined)[] } {
+  const saved: (HintedChain | undefined)[] = [];
   return {
     chain,
     saved,
@@ -40,13 +40,15 @@ function memoryHint(chain: GroupChain | undefined): ChainHint & { saved: (GroupC
  * write placed (the join's commit): a round is the requests asked before an
  * answer came.
  */
-function countJoinRounds(): { rounds(): number } {
+function countJoinRounds(): { rounds(): number; readsAfter(): number } {
   const events: ('ask' | 'answer')[] = [];
   let writing = false;
+  let readsAfter = 0;
   for (const method of ['get', 'getAll', 'getAllKeys'] as const) {
     const original = IDBObjectStore.prototype[method] as (...args: unknown[]) => IDBRequest;
     vi.spyOn(IDBObjectStore.prototype, method).mockImplementation(function (this: IDBObjectStore, ...args: unknown[]) {
       const request = original.apply(this, args);
+      if (writing && this.transaction.db.name === DATA) readsAfter++;
       if (!writing && this.transaction.mode === 'readwrite' && this.transaction.db.name === DATA) {
         events.push('ask');
         request.addEventListener('success', () => void (writing || events.push('answer')));
@@ -59,16 +61,16 @@ function countJoinRounds(): { rounds(): number } {
     if (this.transaction.db.name === DATA) writing = true;
     return put.apply(this, args);
   });
-  return { rounds: () => events.filter((e, i) => e === 'ask' && events[i - 1] !== 'ask').length };
+  return { rounds: () => events.filter((e, i) => e === 'ask' && events[i - 1] !== 'ask').length, readsAfter: () => readsAfter };
 }
 
 afterEach(() => vi.restoreAllMocks());
 
-/** A store of 300 keys written by a tab that closed, on a fresh fake IndexedDB. */
+/** A store of 3,000 keys (its root has more children than a join preloads) written by a tab that closed, on a fresh fake IndexedDB. */
 async function storedStore() {
   const tabs = new Tabs({ frozen: true, provider: new IDBKvProvider(new IDBFactory()), dataName: DATA, logName: `${DATA}:log` });
   const writer = await tabs.open({ mutators: mutators as never });
-  await writer.client.store.mutate('fill', { n: 300 });
+  await writer.client.store.mutate('fill', { n: 3000 });
   await tabs.close(writer);
   return tabs;
 }
@@ -91,7 +93,7 @@ async function openReader(tabs: Tabs, id: string, chainHint: ChainHint) {
   });
 }
 
-async function storedChain(tabs: Tabs, clientGroupID: string): Promise<GroupChain | undefined> {
+async function storedChain(tabs: Tabs, clientGroupID: string): Promise<HintedChain | undefined> {
   const perdag = new PersistentDagStore(await tabs.dataKv());
   try {
     return await perdag.withRead((r) => readGroupChain(r, clientGroupID));
@@ -101,27 +103,50 @@ async function storedChain(tabs: Tabs, clientGroupID: string): Promise<GroupChai
 }
 
 describe('start-up hint', () => {
-  it('without a hint the join reads in two rounds and saves the chain it used; with it, in one, and saves nothing', async () => {
+  it('without a hint the join reads in two rounds and saves the chain and the nodes the first read read; with it, in one, the first read reads nothing more, and nothing is saved', async () => {
     const tabs = await storedStore();
     const first = memoryHint(undefined);
     const counting = countJoinRounds();
     const a = await openReader(tabs, 'a', first);
-    expect(await a.store.query((tx) => tx.get(key(299)))).toMatchObject({ i: 299 });
+    expect(await a.store.query((tx) => tx.get(key(2999)))).toMatchObject({ i: 2999 });
     expect(counting.rounds()).toBe(2);
+    expect(counting.readsAfter()).toBeGreaterThan(0);
     await a.firstRead;
     const chain = await storedChain(tabs, a.clientGroupID);
     expect(chain).toBeDefined();
-    expect(first.saved).toEqual([chain]);
+    expect(first.saved).toHaveLength(1);
+    const saved = first.saved[0]!;
+    expect({ ...saved, first: undefined }).toEqual({ ...chain, first: undefined });
+    expect(saved.first?.length).toBeGreaterThan(0);
     await a.close();
     vi.restoreAllMocks();
 
-    const second = memoryHint(chain);
+    const second = memoryHint(saved);
     const counted = countJoinRounds();
     const b = await openReader(tabs, 'b', second);
-    expect(await b.store.query((tx) => tx.get(key(299)))).toMatchObject({ i: 299 });
+    expect(await b.store.query((tx) => tx.get(key(2999)))).toMatchObject({ i: 2999 });
     expect(counted.rounds()).toBe(1);
+    expect(counted.readsAfter()).toBe(0);
     await b.firstRead;
     expect(second.saved).toEqual([]);
+    // Another first read reads what it needs (the hint's nodes are in memory, not in its way).
+    expect(await b.store.query((tx) => tx.get(key(0)))).toMatchObject({ i: 0 });
+    await b.close();
+  });
+
+  it("a hint's first-read chunks that are gone or are not tree nodes are not preloaded", async () => {
+    const tabs = await storedStore();
+    const hint = memoryHint(undefined);
+    const a = await openReader(tabs, 'a', hint);
+    expect(await a.store.query((tx) => tx.get(key(2999)))).toMatchObject({ i: 2999 });
+    await a.firstRead;
+    const saved = hint.saved[0]!;
+    await a.close();
+    const b = await openReader(tabs, 'b', memoryHint({ ...saved, first: ['gone', saved.head] }));
+    expect(b.joined.firstFound).toBeUndefined();
+    // The head commit is preloaded once, as a commit (with its refs: its basis and its map).
+    expect(b.joined.preloaded.filter((c) => c.hash === saved.head).map((c) => c.refs.length)).toEqual([2]);
+    expect(await b.store.query((tx) => tx.get(key(2999)))).toMatchObject({ i: 2999 });
     await b.close();
   });
 
@@ -136,7 +161,8 @@ describe('start-up hint', () => {
     expect(await a.sync()).toBe('synced');
     const moved = await storedChain(tabs, a.clientGroupID);
     expect(moved?.head).not.toBe(old?.head);
-    expect(hint.saved.at(-1)).toEqual(moved);
+    expect({ ...hint.saved.at(-1), first: undefined }).toEqual({ ...moved, first: undefined });
+    expect(hint.saved.at(-1)?.first).toEqual(old?.first);
     await a.close();
 
     const counting = countJoinRounds();

@@ -23,7 +23,7 @@ import { StoreClosedError, StoreConflictError } from '../kv/errors';
 import type { KvStore } from '../kv/types';
 import type { PendingMutation } from '../sync/server-update';
 import { DurableMutations, type DurabilityLogger } from './durable-mutations';
-import { readGroupChain, sameChain, type ChainHint } from './group-chain';
+import { HINT_FIRST_READ_MAX, readGroupChain, sameChain, type ChainHint, type GroupChain, type HintedChain } from './group-chain';
 import { startJoiningClientGroup, type Joined } from './join-group';
 import { readLogs } from './mutation-log';
 import { TabSync, type SyncResult } from './tab-sync';
@@ -98,7 +98,13 @@ export async function openClientStore(o: ClientStoreOptions): Promise<ClientStor
   const createHash = newHashFactory(o.random);
   let memdag: LazyDagStore | undefined;
   // A chunk deleted from the shared store (e.g. an acknowledged chain dropped) leaves the view's cache too.
-  const perdag = new PersistentDagStore(o.dataKv, { createHash, onCollected: (hash) => memdag?.forgetPersisted(hash) });
+  // The nodes the start and its first read ask of the shared store, for the next start's hint.
+  let firstReadNodes: Hash[] | undefined = o.chainHint === undefined ? undefined : [];
+  const perdag = new PersistentDagStore(o.dataKv, {
+    createHash,
+    onCollected: (hash) => memdag?.forgetPersisted(hash),
+    onChunkRead: (hash) => void (firstReadNodes !== undefined && firstReadNodes.length < HINT_FIRST_READ_MAX && firstReadNodes.push(hash)),
+  });
   // Read while the client joins: the logs hold what a closed or crashed tab left unstored.
   const logKvOpened = Promise.resolve(o.logKv);
   const logsRead = logKvOpened.then(readLogs);
@@ -209,11 +215,21 @@ export async function openClientStore(o: ClientStoreOptions): Promise<ClientStor
   });
   tabSyncMade(tabSync);
   const hint = o.chainHint;
-  // The next start's hint: kept once the first read is served (the store's writes change it after a move of the group head).
-  if (hint !== undefined && !sameChain(hint.chain, joined.chain)) void db.firstRead.then(() => hint.save(joined.chain));
+  // The next start's hint: kept once the first read is served, with the nodes it read (or found preloaded);
+  // kept again after each move of the group head.
+  let first: readonly Hash[] = [];
+  const withFirst = (chain: GroupChain | undefined): HintedChain | undefined => (chain === undefined || first.length === 0 ? chain : { ...chain, first });
+  if (hint !== undefined) {
+    void db.firstRead.then(() => {
+      first = [...new Set([...(firstReadNodes ?? []), ...(joined.firstFound ?? [])])].slice(0, HINT_FIRST_READ_MAX);
+      firstReadNodes = undefined;
+      const next = withFirst(joined.chain);
+      if (!sameChain(hint.chain, next)) hint.save(next);
+    });
+  }
   const saveHint = async () => {
     try {
-      hint?.save(await perdag.withRead((r) => readGroupChain(r, joined.clientGroupID)));
+      hint?.save(withFirst(await perdag.withRead((r) => readGroupChain(r, joined.clientGroupID))));
     } catch {
       // The store closed under us: the next start reads the records first.
     }

@@ -61,10 +61,23 @@ export async function readGroupChain(read: PersistentDagRead, clientGroupID: str
  * start.
  */
 export interface ChainHint {
-  readonly chain: GroupChain | undefined;
+  readonly chain: HintedChain | undefined;
   /** Keeps `chain` for the next start (undefined, or a chain too long to be worth it: forgets it). */
-  save(chain: GroupChain | undefined): void;
+  save(chain: HintedChain | undefined): void;
 }
+
+/**
+ * A chain with the tree nodes the first read of the last start read (e.g. the
+ * path to the key of an app's first query): the next join reads them too,
+ * and the first read finds them in memory when it asks for the same data.
+ * A node gone from the store is simply not found.
+ */
+export interface HintedChain extends GroupChain {
+  readonly first?: readonly Hash[];
+}
+
+/** At most this many nodes of the first read are kept in a hint. */
+export const HINT_FIRST_READ_MAX = 8;
 
 /** A chain with more commits is not kept as a hint (its reads would cost more than the round they save). */
 export const CHAIN_HINT_COMMITS_MAX = 32;
@@ -72,11 +85,16 @@ export const CHAIN_HINT_COMMITS_MAX = 32;
 /** The hint of the store `storeName` in this origin's localStorage; undefined where there is none (a worker, Node, storage blocked). */
 export function localStorageChainHint(storeName: string): ChainHint | undefined {
   let storage: Storage | undefined;
-  let chain: GroupChain | undefined;
+  let chain: HintedChain | undefined;
   const key = `roomsync-chain-hint/${storeName}`;
   try {
     storage = (globalThis as { localStorage?: Storage }).localStorage;
-    chain = parseGroupChain(JSON.parse(storage?.getItem(key) ?? 'null'));
+    const value = JSON.parse(storage?.getItem(key) ?? 'null') as { first?: unknown } | null;
+    const first = value?.first;
+    chain = parseGroupChain(value);
+    if (chain !== undefined && Array.isArray(first) && first.length <= HINT_FIRST_READ_MAX && first.every((h) => typeof h === 'string')) {
+      chain = { ...chain, first: first as Hash[] };
+    }
   } catch {
     // Blocked (an opaque origin), or not a hint we wrote: none.
   }

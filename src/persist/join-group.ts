@@ -11,7 +11,7 @@ import type { Chunk, Hash } from '../dag/types';
 import { newCommitChunk, readChain, readCommit, type Commit, type CommitData, type SnapshotCommitData } from '../db/commit';
 import { compareCookies } from '../db/cookie-order';
 import { compileIndex, sameIndexDefinition, type IndexDefinitions } from '../db/index-definition';
-import { CHAIN_RECORDS_PREFIX, PRELOADED_ROOT_CHILDREN_MAX, readGroupChain, type GroupChain } from './group-chain';
+import { CHAIN_RECORDS_PREFIX, PRELOADED_ROOT_CHILDREN_MAX, readGroupChain, type GroupChain, type HintedChain } from './group-chain';
 import { GROUP_RECORDS_PREFIX, readForNewClient, readGroupIDs, readGroups, writeClient, writeGroup, type ClientGroupRecord } from './records';
 
 export interface JoinOptions {
@@ -22,7 +22,7 @@ export interface JoinOptions {
   readonly now: number;
   readonly newClientGroupID: () => string;
   /** The chain this store's clients last worked on (a guess, see ChainHint): its chunks are asked for in the first round. */
-  readonly hint?: GroupChain;
+  readonly hint?: HintedChain;
 }
 
 export interface Joined {
@@ -40,6 +40,8 @@ export interface Joined {
   readonly preloaded: readonly Chunk[];
   /** The stored chain of the head, when one is recorded (what the next start's hint should be). */
   readonly chain?: GroupChain;
+  /** The hint's first-read nodes found in the store (they are among the preloaded chunks). */
+  readonly firstFound?: readonly Hash[];
 }
 
 /**
@@ -79,6 +81,8 @@ async function joinIn(w: PersistentDagWrite, options: JoinOptions, started: (com
   ]);
   const hint = options.hint;
   if (hint !== undefined) Promise.all([readHeadChunks(w, hint.head, hint), w.refCount(hint.head)]).catch(() => {});
+  // A node that is gone, or is not a node, is not preloaded.
+  const firstReadNodes = (hint?.first ?? []).map((hash) => w.getChunk(hash, NODE_HINT).catch(() => undefined));
   const [groupIDs] = await firstRound;
   const [groups, chains] = await Promise.all([readGroups(w), Promise.all(groupIDs.map((id) => readGroupChain(w, id)))]);
   let joined: Omit<Joined, 'preloaded'> | undefined;
@@ -131,7 +135,15 @@ async function joinIn(w: PersistentDagWrite, options: JoinOptions, started: (com
   commit.catch(() => {}); // awaited by the caller
   started(commit);
   const children = (await topLevel)?.filter((c): c is Chunk => c !== undefined) ?? [];
-  return { ...joined, preloaded: [...head.chunks, ...children], ...(headChain === undefined ? {} : { chain: headChain }) };
+  const preloaded = new Set([...head.chunks, ...children].map((c) => c.hash));
+  // Only tree nodes (a commit read as one would lose its refs), and none preloaded already.
+  const firstRead = (await Promise.all(firstReadNodes)).filter((c): c is Chunk => c !== undefined && isNodeData(c.data) && !preloaded.has(c.hash));
+  return {
+    ...joined,
+    preloaded: [...head.chunks, ...children, ...firstRead],
+    ...(headChain === undefined ? {} : { chain: headChain }),
+    ...(firstRead.length === 0 ? {} : { firstFound: firstRead.map((c) => c.hash) }),
+  };
 }
 
 /**
@@ -158,6 +170,11 @@ async function readHeadChunks(
   ]);
   const root = chunks[chain.commits.length];
   return { chunks: chunks.filter((c): c is Chunk => c !== undefined), ...(root === undefined ? {} : { root }), withTop: chain.top !== undefined };
+}
+
+/** Whether chunk data has the shape of a tree node (`[level, entries]`). */
+function isNodeData(data: unknown): boolean {
+  return Array.isArray(data) && data.length === 2 && typeof data[0] === 'number' && Array.isArray(data[1]);
 }
 
 /** Why a group cannot take this client, or undefined when it can. */
