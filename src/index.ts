@@ -65,6 +65,6 @@ export { MemoryStore } from './kv/memory-store';
 export { PRESENCE_KEY_PREFIX, PRESENCE_MUTATION_NAME, PRESENCE_STATE_MAX_BYTES, RESERVED_KEY_PREFIX } from '../protocol/presence';
 export { PresenceStateError, ReservedMutatorNameError, type PresenceStateProblem } from './presence/errors';
 export type { PresenceEntry } from './presence/presence-entry';
-export { PRESENCE_SEND_INTERVAL_MS } from './presence/presence-sender';
+export { PRESENCE_SEND_INTERVAL_MS } from './presence/reflect-presence';
 export type { PresentClient, PresentUser, Presence } from './presence/presence-view';
 export type { KvStore } from './kv/types';

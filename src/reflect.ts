@@ -31,10 +31,9 @@ import { StoreRegistry } from './persist/store-registry';
 import { platformBroadcastChannel, TabChannel, type BroadcastChannelConstructor, type TabMessage } from './persist/tab-channel';
 import { Throttle } from './persist/throttle';
 import { RecoveryRunner } from './persist/recovery-runner';
-import type { PresenceClient } from './presence/presence-client';
 import { withPresenceMutator } from './presence/presence-mutator';
 import type { Presence } from './presence/presence-view';
-import { presenceOf } from './presence/reflect-presence';
+import { presenceOf, type ReflectPresence } from './presence/reflect-presence';
 
 /** Other tabs hear of this tab's logged mutations at most this often (the first at once). */
 const LOGGED_NOTICE_INTERVAL_MS = 16;
@@ -123,7 +122,7 @@ export class Reflect<MD extends MutatorDefs = MutatorDefs> {
   readonly #options: ReflectOptions<MD>;
   /** The app's mutators and the built-in ones. */
   readonly #storeMutators: MutatorDefs;
-  readonly #presence: PresenceClient;
+  readonly #presence: ReflectPresence;
   readonly #logger: Logger;
   readonly #ready: Promise<Store>;
   /** Resolves once the store can be read (before the join's commit has ended; see ClientStoreOptions.onReadable). */

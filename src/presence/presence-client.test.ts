@@ -1,8 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import type { ReadonlyJSONValue } from '../../protocol/json';
 import { FakeClock } from '../connection/testing/fake-clock';
+import { deepEqualJSON } from '../db/json-value';
 import { PresenceClient } from './presence-client';
 import { presenceEntry, type PresenceEntry } from './presence-entry';
+import { checkPresenceState } from './presence-state';
+import { PRESENCE_SEND_INTERVAL_MS } from './reflect-presence';
 import type { Presence } from './presence-view';
 
 function setup() {
@@ -15,6 +18,8 @@ function setup() {
     self: { clientID: 'me', userID: 'ada' },
     clock,
     timers: clock,
+    equalJSON: deepEqualJSON,
+    sendIntervalMs: PRESENCE_SEND_INTERVAL_MS,
     watchEntries: (onData) => {
       pushEntries = onData;
       return () => (pushEntries = undefined);
@@ -61,7 +66,7 @@ describe('a client\'s presence', () => {
     const seen: Presence[] = [];
     t.client.subscribe((p) => seen.push(p));
     t.entries(presenceEntry('me', 'ada', null, 'n'));
-    t.client.set({ x: 1 });
+    t.client.set(checkPresenceState({ x: 1 }));
     expect(seen.at(-1)!.clients[0]!.state).toEqual({ x: 1 });
     expect(t.mutated).toEqual([]);
     t.connected(true);
@@ -82,10 +87,10 @@ describe('a client\'s presence', () => {
 
   it('closed: stops watching and ignores later states', () => {
     const t = setup();
-    t.client.set({ x: 1 });
+    t.client.set(checkPresenceState({ x: 1 }));
     t.client.close();
     expect(t.watching).toBe(false);
-    t.client.set({ x: 2 });
+    t.client.set(checkPresenceState({ x: 2 }));
     expect(t.mutated).toEqual([]);
   });
 });

@@ -1,15 +1,19 @@
 import type { ReadonlyJSONValue } from '../../protocol/json';
-import type { Clock, Timers } from '../connection/environment';
-import { deepEqualJSON } from '../db/json-value';
 import type { PresenceEntry } from './presence-entry';
-import { PresenceSender } from './presence-sender';
-import { checkPresenceState } from './presence-state';
+import { PresenceSender, type PresenceSenderDeps } from './presence-sender';
+import type { CheckedPresenceState } from './presence-state';
 import { buildPresence, type Presence, type PresenceSelf } from './presence-view';
 
-export interface PresenceClientDeps {
+/**
+ * What a client's presence needs. It is a lazy chunk with the sender and the
+ * view (reflect-presence.ts loads it at the first setPresence or
+ * subscribeToPresence), so what it uses of the start-up code (JSON equality,
+ * the send interval) comes in here rather than by import: a chunk importing
+ * start-up modules would split the start-up code in two (persist/store-kit.ts
+ * says more).
+ */
+export interface PresenceClientDeps extends PresenceSenderDeps {
   readonly self: PresenceSelf;
-  readonly clock: Clock;
-  readonly timers: Timers;
   /** Calls `onData` with the stored presence entries now and whenever they change; returns the unsubscribe function. */
   readonly watchEntries: (onData: (entries: readonly PresenceEntry[]) => void) => () => void;
   /** Calls `onChange` with whether the client is connected now and whenever that changes; returns the unsubscribe function. */
@@ -36,14 +40,13 @@ export class PresenceClient {
 
   constructor(deps: PresenceClientDeps) {
     this.#deps = deps;
-    this.#sender = new PresenceSender(deps.clock, deps.timers, (state) => {
+    this.#sender = new PresenceSender(deps, (state) => {
       deps.mutate(state.value).catch((error: unknown) => deps.onError('Could not set the presence state', error));
     });
   }
 
-  /** Sets this client's presence state. Throws PresenceStateError (not JSON, too large); nothing changes then. */
-  set(state: unknown): void {
-    const checked = checkPresenceState(state);
+  /** Sets this client's presence state (checked by checkPresenceState). */
+  set(checked: CheckedPresenceState): void {
     if (this.#closed) return;
     this.#ownState = checked.value;
     this.#start();
@@ -82,7 +85,7 @@ export class PresenceClient {
   #update(): void {
     if (this.#entries === undefined) return;
     const view = buildPresence(this.#entries, this.#deps.self, this.#ownState);
-    if (this.#view !== undefined && deepEqualJSON(this.#view as never, view as never)) return;
+    if (this.#view !== undefined && this.#deps.equalJSON(this.#view as never, view as never)) return;
     this.#view = view;
     for (const listener of [...this.#listeners]) {
       try {

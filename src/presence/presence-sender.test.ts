@@ -1,14 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import { FakeClock } from '../connection/testing/fake-clock';
 import type { ReadonlyJSONValue } from '../db/transaction-types';
+import { deepEqualJSON } from '../db/json-value';
 import { presenceEntry } from './presence-entry';
-import { PRESENCE_SEND_INTERVAL_MS, PresenceSender } from './presence-sender';
+import { PresenceSender } from './presence-sender';
 import { checkPresenceState } from './presence-state';
+import { PRESENCE_SEND_INTERVAL_MS } from './reflect-presence';
 
 function setup() {
   const clock = new FakeClock(0);
   const sent: { state: ReadonlyJSONValue; at: number }[] = [];
-  const sender = new PresenceSender(clock, clock, (s) => sent.push({ state: s.value, at: clock.now() }));
+  const sender = new PresenceSender({ clock, timers: clock, equalJSON: deepEqualJSON, sendIntervalMs: PRESENCE_SEND_INTERVAL_MS }, (s) => sent.push({ state: s.value, at: clock.now() }));
   const entry = (state: ReadonlyJSONValue) => sender.setEntry(presenceEntry('me', 'ada', state, 'n1'));
   const set = (state: ReadonlyJSONValue) => sender.setDesired(checkPresenceState(state));
   return { clock, sent, sender, entry, set };

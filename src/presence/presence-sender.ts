@@ -1,10 +1,17 @@
+import type { ReadonlyJSONValue } from '../../protocol/json';
 import type { Clock, TimerHandle, Timers } from '../connection/environment';
-import { deepEqualJSON } from '../db/json-value';
 import type { PresenceEntry } from './presence-entry';
 import type { CheckedPresenceState } from './presence-state';
 
-/** A client sends its presence state at most this often; the last state set always goes. */
-export const PRESENCE_SEND_INTERVAL_MS = 50;
+/** What the sender takes from the start-up code (it is loaded lazily with presence-client.ts, which says why). */
+export interface PresenceSenderDeps {
+  readonly clock: Clock;
+  readonly timers: Timers;
+  /** deepEqualJSON. */
+  readonly equalJSON: (a: ReadonlyJSONValue | undefined, b: ReadonlyJSONValue | undefined) => boolean;
+  /** PRESENCE_SEND_INTERVAL_MS. */
+  readonly sendIntervalMs: number;
+}
 
 /**
  * Brings the server's entry of this client to the state the app set last.
@@ -24,8 +31,7 @@ export class PresenceSender {
   #timer: TimerHandle | undefined;
 
   constructor(
-    private readonly clock: Clock,
-    private readonly timers: Timers,
+    private readonly deps: PresenceSenderDeps,
     private readonly send: (state: CheckedPresenceState) => void,
   ) {}
 
@@ -56,10 +62,10 @@ export class PresenceSender {
     const desired = this.#desired;
     const entry = this.#entry;
     if (!this.#connected || desired === undefined || entry === undefined) return this.#cancel();
-    if (desired.json === this.#sentOnConnection || deepEqualJSON(entry.state, desired.value)) return this.#cancel();
-    const waitMs = this.#lastSendAt + PRESENCE_SEND_INTERVAL_MS - this.clock.monotonicNow();
+    if (desired.json === this.#sentOnConnection || this.deps.equalJSON(entry.state, desired.value)) return this.#cancel();
+    const waitMs = this.#lastSendAt + this.deps.sendIntervalMs - this.deps.clock.monotonicNow();
     if (waitMs > 0) {
-      this.#timer ??= this.timers.setTimeout(() => {
+      this.#timer ??= this.deps.timers.setTimeout(() => {
         this.#timer = undefined;
         this.#reconcile();
       }, waitMs);
@@ -67,13 +73,13 @@ export class PresenceSender {
     }
     this.#cancel();
     this.#sentOnConnection = desired.json;
-    this.#lastSendAt = this.clock.monotonicNow();
+    this.#lastSendAt = this.deps.clock.monotonicNow();
     this.send(desired);
   }
 
   #cancel(): void {
     if (this.#timer === undefined) return;
-    this.timers.clearTimeout(this.#timer);
+    this.deps.timers.clearTimeout(this.#timer);
     this.#timer = undefined;
   }
 }
