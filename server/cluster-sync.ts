@@ -10,6 +10,13 @@ export const DEFAULT_CLUSTER_POLL_INTERVAL_MS = 2000;
 const NODE_STALE_AFTER_POLLS = 3;
 
 /**
+ * A node not seen for this many poll intervals holds no room any more (the
+ * others stop hinting it); lenient, as a node cannot record itself while
+ * PostgreSQL restarts, and a hint missed is only late (the poll catches up).
+ */
+const HOLDER_STALE_AFTER_POLLS = 10;
+
+/**
  * Keeps one node's rooms in step with the others through a shared storage.
  * Notifications are hints: a room told of a new version (or a close or
  * delete) reads what changed from the storage. After the listener
@@ -39,6 +46,7 @@ export class ClusterSync {
 
   async start(): Promise<void> {
     await this.storage.listen((event) => this.onEvent(event));
+    await this.hold();
     await this.beat();
     this.arm();
   }
@@ -62,8 +70,25 @@ export class ClusterSync {
     }
   }
 
-  /** Compares every room held with the storage; the ones behind (or closed, or deleted) catch up. */
+  /**
+   * Records the rooms held here, so the other nodes' batches of these rooms
+   * (and only those) are hinted to this node.
+   */
+  async hold(): Promise<void> {
+    if (this.storage.holding === undefined || this.ctx.shuttingDown) return;
+    try {
+      await this.storage.holding(
+        this.ctx.registry.heldRooms().map((r) => r.roomID),
+        this.pollIntervalMs * HOLDER_STALE_AFTER_POLLS,
+      );
+    } catch (error) {
+      this.ctx.logger.warn('could not record the rooms this node holds; trying again at the next poll', { error });
+    }
+  }
+
+  /** Records the rooms held here, and compares each with the storage; the ones behind (or closed, or deleted) catch up. */
   async resync(): Promise<void> {
+    await this.hold();
     const rooms = this.ctx.registry.heldRooms();
     if (rooms.length === 0 || this.ctx.shuttingDown) return;
     let states;

@@ -162,6 +162,13 @@ export interface SharedStorage extends Storage {
    * one included). Without it, every node is taken to be alive.
    */
   beat?(nodeID: string, staleAfterMs: number): Promise<Set<string>>;
+  /**
+   * Records the rooms this node holds in memory now (its poll calls it), and
+   * that the node is alive; rows of nodes not seen for `staleAfterMs` go.
+   * With it, the storage hints a batch only to the other nodes holding its
+   * room; a room counts as held from its loadRoom on.
+   */
+  holding?(roomIDs: readonly string[], staleAfterMs: number): Promise<void>;
   /** The live entries (not tombstones) of these rooms whose keys start with `prefix`: room id → entries. */
   entriesWithPrefix?(roomIDs: readonly string[], prefix: string): Promise<Map<string, StoredEntry[]>>;
 }

@@ -67,6 +67,24 @@ CREATE TABLE roomsync_nodes (
 );
 `,
   },
+  {
+    // Which node holds which room in memory: a batch's hint is sent only when another node holds its room (every
+    // notification wakes every node's listener). A node records a room as it loads it, and the rooms it holds at
+    // every poll with when it was last seen; the rows of a node not seen for a while are removed by the others.
+    version: 4,
+    sql: `
+CREATE TABLE roomsync_holders (
+  room_id text COLLATE "C" NOT NULL,
+  node_id text COLLATE "C" NOT NULL,
+  held_since timestamptz NOT NULL DEFAULT now(),
+  PRIMARY KEY (room_id, node_id)
+);
+CREATE TABLE roomsync_holder_nodes (
+  node_id text COLLATE "C" PRIMARY KEY,
+  seen_at timestamptz NOT NULL
+);
+`,
+  },
 ];
 
 /** Any 64-bit number that other users of the database do not take for their advisory locks. */

@@ -147,6 +147,7 @@ describe('PostgresStorage', () => {
     await a.listen((e) => seenA.push(e));
     await b.listen((e) => seenB.push(e));
     await a.createRoom('r', 0);
+    await b.loadRoom('r');
     await a.commitBatch('r', { baseVersion: 0, version: 1, entries: [], clients: [] });
     await nextEvent(seenB, (e) => e.kind === 'room' && e.version === 1);
     await a.setRoomClosed('r', true);
@@ -166,6 +167,7 @@ describe('PostgresStorage', () => {
     const seen: ClusterEvent[] = [];
     await c.listen((e) => seen.push(e));
     await a.createRoom('r', 0);
+    await c.loadRoom('r');
     const put = (version: number) => ({ baseVersion: version - 1, version, entries: [{ key: 'k', json: String(version), version }], clients: [] });
     await a.commitBatch('r', put(1));
     await expect(b.commitBatches!('r', [put(1), put(2), put(3)])).rejects.toMatchObject({ kind: 'StaleRoom' });
@@ -176,6 +178,54 @@ describe('PostgresStorage', () => {
       { kind: 'room', roomID: 'r', version: 1 },
       { kind: 'room', roomID: 'r', version: 2 },
     ]);
+  });
+
+  it('hints a batch only to the nodes holding its room: from its load on, until its poll no longer lists it', async () => {
+    const url = await freshURL();
+    const [a, b] = [await open(url), await open(url)];
+    const seen: ClusterEvent[] = [];
+    await b.listen((e) => seen.push(e));
+    for (const room of ['held', 'elsewhere']) await a.createRoom(room, 0);
+    const put = (version: number) => ({ baseVersion: version - 1, version, entries: [], clients: [] });
+    // Held by a alone (its own load does not count): no hint.
+    await a.loadRoom('elsewhere');
+    await a.commitBatch('elsewhere', put(1));
+    await b.loadRoom('held');
+    await a.commitBatch('held', put(1));
+    await nextEvent(seen, (e) => e.kind === 'room' && e.roomID === 'held' && e.version === 1);
+    // b's poll lists no room: the row of a room loaded within the grace period stays, an older one goes.
+    await b.holding([], 60_000);
+    await a.commitBatch('held', put(2));
+    await nextEvent(seen, (e) => e.kind === 'room' && e.version === 2);
+    await b.holding([], 0);
+    await a.commitBatch('held', put(3));
+    // Notifications arrive in commit order: a's publish after the batch arrives, the batch's hint never did.
+    await a.publish({ kind: 'room', roomID: 'marker' });
+    await nextEvent(seen, (e) => e.kind === 'room' && e.roomID === 'marker');
+    expect(seen).toEqual([
+      { kind: 'room', roomID: 'held', version: 1 },
+      { kind: 'room', roomID: 'held', version: 2 },
+      { kind: 'room', roomID: 'marker' },
+    ]);
+    // Listed again at its poll: hinted again.
+    await b.holding(['held'], 60_000);
+    await a.commitBatch('held', put(4));
+    await nextEvent(seen, (e) => e.kind === 'room' && e.version === 4);
+  });
+
+  it('forgets the rooms of a node not seen for a while', async () => {
+    const url = await freshURL();
+    const [a, b] = [await open(url), await open(url)];
+    await a.createRoom('r', 0);
+    await b.loadRoom('r');
+    await b.holding(['r'], 60_000);
+    const holders = async () => (await sql(url, "SELECT node_id FROM roomsync_holders WHERE room_id = 'r'")).map((r) => r.node_id);
+    expect(await holders()).toEqual([b.nodeID]);
+    // a's poll with a grace longer than b's absence keeps b's rows; once b was not seen for the grace, they go.
+    await a.holding([], 60_000);
+    expect(await holders()).toEqual([b.nodeID]);
+    await a.holding([], 0);
+    expect(await holders()).toEqual([]);
   });
 
   it('its listener reconnects after losing its connection, and reports it so rooms are checked', async () => {

@@ -113,7 +113,13 @@ const SQL = {
   // Its transaction commits without waiting for a WAL flush (set_config(…, true) is SET LOCAL; the target list runs in order, before
   // pg_notify): a NOTIFY takes a transaction id, so it would wait for a flush of its own, and the next batch's commit, under the
   // room's lock on another node, would wait behind it. Nothing is lost by it: the batch was flushed, and a hint is not durable anyway.
-  notifyReached: "SELECT set_config('synchronous_commit', 'off', true), pg_notify($1, $2) FROM roomsync_rooms WHERE room_id = $3 AND version >= $4",
+  // Only when another node ($5 is this one) holds the room: no notification wakes the listeners of every node for nothing.
+  notifyReached: `SELECT set_config('synchronous_commit', 'off', true), pg_notify($1, $2) FROM roomsync_rooms WHERE room_id = $3 AND version >= $4
+    AND EXISTS (SELECT FROM roomsync_holders WHERE room_id = $3 AND node_id <> $5)`,
+  // This node holds the room from now on (loading it). Committed before the load's snapshot, so a batch committed after
+  // that snapshot hints this node; without a WAL flush (a poll writes it again when PostgreSQL lost it).
+  hold: `WITH async AS MATERIALIZED (SELECT set_config('synchronous_commit', 'off', true))
+    INSERT INTO roomsync_holders (room_id, node_id) SELECT $1, $2 FROM async ON CONFLICT DO NOTHING`,
 };
 
 /** What roomsync_expect_version raises when the room is not at the version a batch ran against (or is gone). */
@@ -304,7 +310,8 @@ export class PostgresStorage implements SharedStorage {
 
   async loadRoom(roomID: string): Promise<StoredRoom | undefined> {
     return this.withClient('loading a room', async (c) => {
-      const [, room, entries, clients] = await pipeline(c, [
+      const [, , room, entries, clients] = await pipeline(c, [
+        q('hold', [roomID, this.nodeID]),
         'BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY',
         q('room', [roomID]),
         q('entries', [roomID]),
@@ -433,7 +440,7 @@ export class PostgresStorage implements SharedStorage {
    * catches up.
    */
   private versionHint(roomID: string, version: number): Query {
-    return q('notifyReached', [NOTIFY_CHANNEL, encodeEvent(this.nodeID, { kind: 'room', roomID, version }), roomID, version]);
+    return q('notifyReached', [NOTIFY_CHANNEL, encodeEvent(this.nodeID, { kind: 'room', roomID, version }), roomID, version, this.nodeID]);
   }
 
   /**
@@ -515,6 +522,44 @@ export class PostgresStorage implements SharedStorage {
         { name: 'roomsync_liveNodes', text: "SELECT node_id FROM roomsync_nodes WHERE beat_at > now() - $1 * interval '1 millisecond'", values: [staleAfterMs] },
       ]);
       return new Set((live!.rows as { node_id: string }[]).map((r) => r.node_id));
+    });
+  }
+
+  /**
+   * Records the rooms this node holds now (rooms it loaded since are kept
+   * anyway: a row younger than `staleAfterMs` is left alone), and that it was
+   * seen now; removes the rows of nodes not seen for `staleAfterMs`. A room
+   * held by no other node gets no hint of this node's batches.
+   */
+  async holding(roomIDs: readonly string[], staleAfterMs: number): Promise<void> {
+    await this.withClient('recording the rooms this node holds', async (c) => {
+      await pipeline(c, [
+        'BEGIN',
+        "SELECT set_config('synchronous_commit', 'off', true)",
+        {
+          name: 'roomsync_seen',
+          text: 'INSERT INTO roomsync_holder_nodes (node_id, seen_at) VALUES ($1, now()) ON CONFLICT (node_id) DO UPDATE SET seen_at = now()',
+          values: [this.nodeID],
+        },
+        {
+          name: 'roomsync_held',
+          text: 'INSERT INTO roomsync_holders (room_id, node_id) SELECT unnest($2::text[]), $1 ON CONFLICT DO NOTHING',
+          values: [this.nodeID, roomIDs],
+        },
+        {
+          name: 'roomsync_letGo',
+          text: "DELETE FROM roomsync_holders WHERE node_id = $1 AND NOT (room_id = ANY($2::text[])) AND held_since < now() - $3 * interval '1 millisecond'",
+          values: [this.nodeID, roomIDs, staleAfterMs],
+        },
+        {
+          name: 'roomsync_forgetHolders',
+          text: `DELETE FROM roomsync_holders h WHERE held_since < now() - $1 * interval '1 millisecond'
+            AND NOT EXISTS (SELECT FROM roomsync_holder_nodes n WHERE n.node_id = h.node_id AND n.seen_at >= now() - $1 * interval '1 millisecond')`,
+          values: [staleAfterMs],
+        },
+        { name: 'roomsync_forgetHolderNodes', text: "DELETE FROM roomsync_holder_nodes WHERE seen_at < now() - $1 * interval '1 millisecond'", values: [staleAfterMs] },
+        'COMMIT',
+      ]);
     });
   }
 
