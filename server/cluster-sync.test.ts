@@ -223,6 +223,23 @@ describe('a node following other nodes\' hints', () => {
     expect(client.outOfOrder).toEqual([]);
   });
 
+  it('applies no push after another node closed the room: the batch under the lock finds the close, ends the connections, writes nothing', async () => {
+    const { storage, roomID, client } = await setup();
+    const v1 = await storage.otherNodeWrites(roomID, 'n', 1);
+    storage.hint({ kind: 'room', roomID, version: v1 });
+    await client.until(() => client.state.get('n') === 1, 'n');
+    // Closed by another node, its notification not here yet: the next batch (locked: another node wrote lately) reads the row.
+    await storage.setRoomClosed(roomID, true);
+    const locks = storage.locks;
+    client.mutate('put', { key: 'late', value: true });
+    await client.until(() => client.closed, 'the connection ended');
+    expect(client.errors.map(([kind]) => kind)).toEqual(['RoomClosed']);
+    expect(storage.locks).toBe(locks + 1);
+    const stored = (await storage.loadRoom(roomID))!;
+    expect(stored.meta.version).toBe(v1);
+    expect(stored.entries.map((e) => e.key)).not.toContain('late');
+  });
+
   it('reads after a hint without a version (a close or delete) even when it is at the latest version', async () => {
     const { storage, roomID, client } = await setup();
     const v = await storage.otherNodeWrites(roomID, 'x', 1);

@@ -328,14 +328,14 @@ export class Room {
      * ends up being the newest group.
      */
     const successor = (): void => {
-      if (ran.length === 0 || ran[0]!.epoch !== this.epoch || !this.open || this.broken) return;
+      if (ran.length === 0 || !this.stillValid(ran[0]!.epoch)) return;
       const group = ran.slice(0, groupLimit);
       ran = ran.slice(groupLimit);
       storing = this.store(group, successor);
     };
     /** Waits for the group being stored and goes on with the next. */
     const next = async (): Promise<void> => {
-      this.activity = `storing a group (${ran.length} run after it)`;
+      this.storingGroup(ran.length);
       const current = storing;
       const retry = await current;
       // Committed, and the batches run after it are being stored already.
@@ -347,7 +347,7 @@ export class Room {
         // Not stored: the engine's state held it and the batches after it, and was reloaded; they all run again in turn.
         await this.processBatches(retry.batches, retry.failure);
         await this.processBatches(waiting.map((r) => r.batch));
-      } else if (waiting.length > 0 && (waiting[0]!.epoch !== this.epoch || !this.open || this.broken)) {
+      } else if (waiting.length > 0 && !this.stillValid(waiting[0]!.epoch)) {
         await this.processBatches(waiting.map((r) => r.batch));
       } else if (waiting.length > 0) {
         storing = this.store(waiting.slice(0, groupLimit), successor);
@@ -363,7 +363,7 @@ export class Room {
         if (this.queue.length === 0 || (storing !== undefined && ran.length >= groupLimit)) {
           if (storing === undefined) break;
           // Until the group is stored, or something arrives that can run meanwhile.
-          this.activity = `storing a group (${ran.length} run after it)`;
+          this.storingGroup(ran.length);
           const current = storing;
           const stored = this.queue.length > 0 || (await Promise.race([current.then(() => true), new Promise<false>((resolve) => (this.wake = () => resolve(false)))]));
           this.wake = undefined;
@@ -379,9 +379,11 @@ export class Room {
           await first.run();
           continue;
         }
-        const batch = this.takeBatch();
+        const batch = this.servable(this.takeBatch());
+        // Only pushes, in a closed room: nothing to run.
+        if (batch.pushes.length === 0 && batch.presence.length === 0) continue;
         const ahead = this.lockless() ? await this.runAhead(batch) : undefined;
-        if (ahead?.result !== undefined && ahead.epoch === this.epoch && this.open && !this.broken) {
+        if (ahead?.result !== undefined && this.stillValid(ahead.epoch)) {
           ran.push({ batch, result: ahead.result, epoch: ahead.epoch });
           if (storing === undefined) await next();
         } else {
@@ -416,6 +418,16 @@ export class Room {
     };
   }
 
+  /** Whether a batch run on the state of load `epoch` still holds: that state is the one loaded, and the room serves. */
+  private stillValid(epoch: number): boolean {
+    return epoch === this.epoch && this.open && !this.broken;
+  }
+
+  /** The queue waits for the group being stored, with `after` batches run after it (admin stats). */
+  private storingGroup(after: number): void {
+    this.activity = `storing a group (${after} run after it)`;
+  }
+
   /** Whether a batch runs without the room's lock: its storage is not shared, or only this node wrote the room lately. */
   private lockless(): boolean {
     return !isSharedStorage(this.deps.storage) || this.deps.clock.now() >= this.sharedUntil;
@@ -424,7 +436,7 @@ export class Room {
   /** Runs a batch in the engine only (the caller stores it); a failure leaves it to run again in turn. */
   private async runAhead(batch: Batch): Promise<RunAhead> {
     const epoch = this.epoch;
-    if (!this.open || this.broken) return { result: undefined, epoch, timedOut: [] };
+    if (!this.stillValid(epoch)) return { result: undefined, epoch, timedOut: [] };
     this.activity = 'running a batch ahead';
     try {
       return { result: await this.deps.host.batch(this.roomID, batchRequest(batch, [])), epoch, timedOut: [] };
@@ -541,11 +553,18 @@ export class Room {
    * (a room's calls run in the order they are made, and both ride one
    * hand-off to its worker: one wake-up of each thread less while the lock
    * keeps every other node waiting); answers the catch-up's delta, which the
-   * caller pokes before the batch's.
+   * caller pokes before the batch's, and the batch as run (see servable).
    */
-  private async runLocked(lock: RoomLock, request: BatchRequest): Promise<{ result: BatchResult; caughtUp: RoomDelta | undefined }> {
+  private async runLocked(
+    lock: RoomLock,
+    batch: Batch,
+    timedOut: readonly MutationPlace[],
+  ): Promise<{ result: BatchResult; caughtUp: RoomDelta | undefined; ran: Batch }> {
     const changes = lock.changes;
     const step = this.noteChanges(changes);
+    // Under the lock, the room's row is the truth: closed by another node, its pushes are not run.
+    const ran = this.servable(batch);
+    const request = batchRequest(ran, ran === batch ? timedOut : []);
     if (step === 'apply') {
       const applying = this.deps.host.apply(this.roomID, changes);
       const running = this.deps.host.batch(this.roomID, request);
@@ -558,13 +577,13 @@ export class Room {
         if (!(error instanceof EngineLostError)) throw error;
         this.open = false;
         await this.reopen();
-        return { result: await this.deps.host.batch(this.roomID, request), caughtUp: undefined };
+        return { result: await this.deps.host.batch(this.roomID, request), caughtUp: undefined, ran };
       }
       // A batch that fails here leaves the caught-up state unpoked: the retry reloads it and pokes from this.version.
-      return { result: await running, caughtUp };
+      return { result: await running, caughtUp, ran };
     }
     if (step === 'reload') await this.reopen(changes.full ? changes : undefined);
-    return { result: await this.deps.host.batch(this.roomID, request), caughtUp: undefined };
+    return { result: await this.deps.host.batch(this.roomID, request), caughtUp: undefined, ran };
   }
 
   /**
@@ -669,6 +688,8 @@ export class Room {
     const timedOut = [...first.timedOut];
     let failure = first.failure;
     let result: BatchResult | undefined;
+    /** The batch as run: without its pushes once the room is closed. */
+    let ran = batch;
     let unavailable = 0;
     for (let attempt = 1; result === undefined; attempt++) {
       try {
@@ -682,8 +703,10 @@ export class Room {
         const lock = await this.lockForBatch();
         try {
           let caughtUp: RoomDelta | undefined;
-          if (lock === undefined) result = await this.deps.host.batch(this.roomID, batchRequest(batch, timedOut));
-          else ({ result, caughtUp } = await this.runLocked(lock, batchRequest(batch, timedOut)));
+          if (lock === undefined) {
+            ran = this.servable(batch);
+            result = await this.deps.host.batch(this.roomID, batchRequest(ran, ran === batch ? timedOut : []));
+          } else ({ result, caughtUp, ran } = await this.runLocked(lock, batch, timedOut));
           if (result.commit === undefined) {
             if (caughtUp !== undefined) this.pokeDelta(caughtUp);
             await lock?.release();
@@ -725,7 +748,16 @@ export class Room {
     }
     if (unavailable > 0) this.deps.logger.info('storage reachable again; batch stored', { roomID: this.roomID, attempts: unavailable + 1 });
     if (result.commit !== undefined) this.deps.counters.commits++;
-    this.settled(batch, result);
+    this.settled(ran, result);
+  }
+
+  /**
+   * The batch, or in a closed room its presence changes alone: its pushers'
+   * connections were ended with RoomClosed (on any node), so nothing they
+   * pushed is applied after the close; the leaves of their clients are.
+   */
+  private servable(batch: Batch): Batch {
+    return this.closed && batch.pushes.length > 0 ? { pushes: [], pushers: [], presence: batch.presence } : batch;
   }
 
   /** A batch is stored: count it, poke every connection, and end the connections whose push was refused. */
