@@ -2,6 +2,7 @@
  * Runs in real Chromium: the storage layers over the browser's own IndexedDB.
  * Each function is one step; the test reloads the page between steps.
  */
+import { Reflect } from '../src/index';
 import { createStore } from '../src/db/store';
 import { openStore } from '../src/kv/idb-store';
 import type { WriteTransaction } from '../src/db/transaction-types';
@@ -145,6 +146,27 @@ const steps = {
       IDBDatabase.prototype.transaction = transaction;
       await kv.close();
     }
+  },
+
+  /**
+   * A client (Reflect, as an app uses it) puts `key` and closes; returns the
+   * start-up hints localStorage holds then (see persist/group-chain's ChainHint).
+   */
+  async hintedPut(room: string, key: string, value: number) {
+    const r = new Reflect({ userID: 'hint', roomID: room, socketOrigin: null, mutators: mutators as never });
+    await (r.mutate as unknown as Record<string, (args: unknown) => Promise<void>>).put!({ key, value });
+    await r.query((tx) => tx.get(key));
+    await r.close();
+    return Object.fromEntries(Object.keys(localStorage).filter((k) => k.startsWith('roomsync-chain-hint/')).map((k) => [k, localStorage.getItem(k)]));
+  },
+
+  /** Sets the hints (e.g. a stale copy, or garbage), then a client reads `keys`. */
+  async readWithHints(room: string, hints: Record<string, string>, keys: string[]) {
+    for (const [k, v] of Object.entries(hints)) localStorage.setItem(k, v);
+    const r = new Reflect({ userID: 'hint', roomID: room, socketOrigin: null, mutators: mutators as never });
+    const values = await r.query(async (tx) => Promise.all(keys.map((k) => tx.get(k))));
+    await r.close();
+    return values;
   },
 
   /** Where IndexedDB cannot be opened at all (run in an opaque-origin frame), the store falls back to memory with a warning. */

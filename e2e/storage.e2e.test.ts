@@ -88,6 +88,25 @@ describe.skipIf(!chromiumAvailable)(`storage in real Chromium${chromiumAvailable
     });
   });
 
+  it('a client keeps a start-up hint in localStorage; a stale or broken hint still starts from what is stored', async () => {
+    await reload();
+    const first = await step<Record<string, string>>('hintedPut', 'hint-1', 'a', 1);
+    expect(Object.keys(first)).toHaveLength(1);
+    const [name, old] = Object.entries(first)[0]!;
+    expect(JSON.parse(old)).toMatchObject({ head: expect.any(String), commits: expect.any(Array), root: expect.any(String) });
+    await reload();
+    const second = await step<Record<string, string>>('hintedPut', 'hint-1', 'b', 2);
+    // The put moved the group head: the hint follows it.
+    expect(JSON.parse(second[name]!).head).not.toBe(JSON.parse(old).head);
+    await reload();
+    expect(await step('readWithHints', 'hint-1', { [name]: old }, ['a', 'b'])).toEqual([1, 2]);
+    await reload();
+    const broken = JSON.stringify({ head: 'gone', commits: ['gone'], root: 'gone', top: ['gone'], first: ['gone'] });
+    expect(await step('readWithHints', 'hint-1', { [name]: broken }, ['a', 'b'])).toEqual([1, 2]);
+    await reload();
+    expect(await step('readWithHints', 'hint-1', { [name]: 'not json' }, ['a', 'b'])).toEqual([1, 2]);
+  });
+
   it('falls back to memory with a warning where IndexedDB cannot be opened', async () => {
     await reload();
     await page.setContent(
