@@ -218,18 +218,21 @@ export async function openClientStore(o: ClientStoreOptions): Promise<ClientStor
   // The next start's hint: kept once the first read is served, with the nodes it read (or found preloaded);
   // kept again after each move of the group head.
   let first: readonly Hash[] = [];
+  // The chain last saved (a move of the group head may come before the first read ends).
+  let chain = joined.chain;
   const withFirst = (chain: GroupChain | undefined): HintedChain | undefined => (chain === undefined || first.length === 0 ? chain : { ...chain, first });
   if (hint !== undefined) {
     void db.firstRead.then(() => {
       first = [...new Set([...(firstReadNodes ?? []), ...(joined.firstFound ?? [])])].slice(0, HINT_FIRST_READ_MAX);
       firstReadNodes = undefined;
-      const next = withFirst(joined.chain);
+      const next = withFirst(chain);
       if (!sameChain(hint.chain, next)) hint.save(next);
     });
   }
   const saveHint = async () => {
     try {
-      hint?.save(withFirst(await perdag.withRead((r) => readGroupChain(r, joined.clientGroupID))));
+      chain = await perdag.withRead((r) => readGroupChain(r, joined.clientGroupID));
+      hint?.save(withFirst(chain));
     } catch {
       // The store closed under us: the next start reads the records first.
     }
