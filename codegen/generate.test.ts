@@ -16,10 +16,9 @@ describe('codegen', () => {
     for (const [path, contents] of generateAll()) expect(contents.slice(0, 200), path).toContain('DO NOT EDIT');
   });
 
-  it('emits validators that need no compiler at run time (their one import is the interpreter of the compact ones)', () => {
+  it('emits validators that need no compiler at run time', () => {
     const validators = generateAll().get('src/protocol/generated/validators.js')!;
-    expect(validators).not.toMatch(/new Function|\brequire\(/);
-    expect(validators.match(/\bimport\b.*/g)).toEqual(["import { compactValidator } from '../schema-check';"]);
+    expect(validators).not.toMatch(/new Function|\brequire\(|\bimport\b/);
   });
 
   it('keeps descriptive keywords in the JSON Schema files but not in the schema objects of the validators', () => {

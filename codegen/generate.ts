@@ -9,7 +9,7 @@ export const GENERATED_TS_DIR = 'src/protocol/generated';
 
 /** Every generated file: path relative to the repository root → exact contents. */
 export function generateAll(): Map<string, string> {
-  const named: (NamedJsonSchema & { readonly role: string })[] = PROTOCOL_SCHEMAS.map((entry) => ({ name: entry.name, role: entry.role, jsonSchema: toJsonSchema(entry) }));
+  const named: NamedJsonSchema[] = PROTOCOL_SCHEMAS.map((entry) => ({ name: entry.name, jsonSchema: toJsonSchema(entry) }));
   const files = new Map<string, string>();
   for (const { name, jsonSchema } of named) {
     files.set(`${JSON_SCHEMA_DIR}/${name}.json`, JSON.stringify(jsonSchema, null, 2) + '\n');

@@ -48,90 +48,21 @@ export function validatorName(name: string): string {
 }
 
 /**
- * The schemas ajv compiles: what the server validates on its hot path (the
- * client → server messages and the connect query), and any schema with a
- * keyword src/protocol/schema-check.ts does not read. Every other validator
- * (the server → client messages and the records the client checks) is that
- * interpreter over the schema as data: about a sixth of ajv's code in the
- * client's bundle.
+ * Precompiled standalone validators as one ES module: no schema compilation
+ * and no `new Function` at run time.
  */
-export function compiledByAjv(name: string, role: string, jsonSchema: JsonSchema): boolean {
-  return role === 'upstream' || name === 'ConnectQuery' || !isCompact(jsonSchema);
-}
-
-/** The keywords schema-check.ts reads (besides the descriptive ones, left out). */
-const COMPACT_KEYWORDS = new Set([
-  'type',
-  'const',
-  'enum',
-  'anyOf',
-  'oneOf',
-  'discriminator',
-  'minimum',
-  'minLength',
-  'pattern',
-  'maxItems',
-  'minItems',
-  'items',
-  'additionalItems',
-  'required',
-  'properties',
-  'additionalProperties',
-]);
-const IGNORED_KEYWORDS = new Set(['$schema', '$id', ...DESCRIPTIVE_KEYWORDS]);
-
-/** Whether schema-check.ts reads every keyword of the schema, at every depth, as ajv does. */
-export function isCompact(schema: unknown): boolean {
-  if (schema === true || (typeof schema === 'object' && schema !== null && Object.keys(schema).length === 0)) return true;
-  if (typeof schema !== 'object' || schema === null || Array.isArray(schema)) return false;
-  const s = schema as JsonSchema;
-  for (const [key, value] of Object.entries(s)) {
-    if (IGNORED_KEYWORDS.has(key)) continue;
-    if (!COMPACT_KEYWORDS.has(key)) return false;
-    if (key === 'additionalItems' && value !== false) return false;
-    if (key === 'additionalProperties' && value !== false && !isCompact(value)) return false;
-    if (key === 'properties' && !Object.values(value as object).every(isCompact)) return false;
-    if ((key === 'anyOf' || key === 'oneOf') && !(value as unknown[]).every(isCompact)) return false;
-    if (key === 'items' && !(Array.isArray(value) ? value.every(isCompact) : isCompact(value))) return false;
-  }
-  // oneOf only under a discriminator whose branches each name their tag with const (ajv's mapping).
-  if (s.oneOf !== undefined) {
-    const tag = (s.discriminator as { propertyName?: unknown } | undefined)?.propertyName;
-    if (typeof tag !== 'string') return false;
-    if (!(s.oneOf as JsonSchema[]).every((branch) => typeof (branch.properties as Record<string, JsonSchema> | undefined)?.[tag]?.const === 'string')) return false;
-  }
-  if (s.discriminator !== undefined && s.oneOf === undefined) return false;
-  return true;
-}
-
-/** The schema as schema-check.ts reads it: its keywords only. */
-function compactSchema(schema: JsonSchema): unknown {
-  const out = withoutDescriptiveKeywords(schema) as JsonSchema;
-  delete out.$schema;
-  delete out.$id;
-  return out;
-}
-
-/**
- * The validators as one ES module: ajv's precompiled standalone code for the
- * schemas compiledByAjv picks (no schema compilation and no `new Function` at
- * run time), and schema-check.ts's compactValidator over the others.
- */
-export function emitValidatorModule(schemas: readonly (NamedJsonSchema & { readonly role: string })[]): string {
+export function emitValidatorModule(schemas: readonly NamedJsonSchema[]): string {
   const ajv = new Ajv({ ...AJV_OPTIONS, ...EMIT_OPTIONS, code: { source: true, esm: true, lines: true } });
   const exportsMap: Record<string, string> = {};
-  const compact: string[] = [];
-  for (const { name, role, jsonSchema } of schemas) {
+  for (const { name, jsonSchema } of schemas) {
     ajv.addSchema(withoutDescriptiveKeywords(jsonSchema) as JsonSchema);
-    if (compiledByAjv(name, role, jsonSchema)) exportsMap[validatorName(name)] = jsonSchema.$id as string;
-    // Pure: a bundle drops the validators it does not use.
-    else compact.push(`export const ${validatorName(name)} = /* @__PURE__ */ compactValidator(${JSON.stringify(compactSchema(jsonSchema))});`);
+    exportsMap[validatorName(name)] = jsonSchema.$id as string;
   }
   const code = withoutSchemaPaths(inlineRuntime(standaloneCode(ajv, exportsMap)));
   if (/\brequire\(/.test(code)) {
     throw new Error('Generated validators need a runtime require() that codegen cannot inline; adjust the schema.');
   }
-  return `// ${GENERATED_NOTICE}\n/* eslint-disable */\nimport { compactValidator } from '../schema-check';\n${code.trim()}\n\n${compact.join('\n')}\n`;
+  return `// ${GENERATED_NOTICE}\n/* eslint-disable */\n${code.trim()}\n`;
 }
 
 /** ajv's string length in code points, written inline so the module has no imports. */

@@ -33,14 +33,15 @@ const BIN = join(ROOT, 'node_modules/.bin');
 /**
  * min+gzip of the start-up chunks of a browser app that imports Reflect; above
  * it the step fails. Issue 11's target is 32 KB. As of 2026-11-24 the start-up
- * code is 46.4 KB (146.7 KB min); it was 48.1 KB (163.4 KB min) before the
+ * code is 47.8 KB (160.9 KB min); it was 48.1 KB (163.4 KB min) before the
  * code for other client groups and stores and the presence code became lazy
- * chunks and the client's validators became schemas as data
- * (src/protocol/schema-check.ts). This budget — that size rounded up to the
- * next whole KB — is a regression guard, not the target, until the target is
- * met.
+ * chunks. (Validating with the schemas as data instead of ajv's precompiled
+ * code would save 1.4 KB but made a 1,000-operation poke's check 16× slower
+ * and the design asks for ajv's precompiled validators, so it was reverted.)
+ * This budget — that size rounded up to the next whole KB — is a regression
+ * guard, not the target, until the target is met.
  */
-const BUNDLE_BUDGET_BYTES = 47 * 1024;
+const BUNDLE_BUDGET_BYTES = 48 * 1024;
 /** Paths that must never be in the tarball. */
 const FORBIDDEN_IN_TARBALL = [/\.test\.[cm]?[jt]sx?$/, /^\.ci\//, /^demo\//, /^e2e\//, /^bench\//, /^src\//, /^server\//, /^conformance\//, /^codegen\//, /test-support|test-fixtures/];
 /** Packages the tarball alone must not pull into an app. */

@@ -2,8 +2,8 @@ import type { ValidationError } from './generated/validators';
 
 /**
  * Words a validator error from its keyword and params. The generated validators
- * carry no message strings (codegen emits ajv's code with `messages: false`, and
- * schema-check.ts has none, to keep the client bundle small); the wording here is that of ajv's own messages,
+ * carry no message strings (codegen emits them with ajv's `messages: false` to
+ * keep the client bundle small); the wording here is that of ajv's own messages,
  * so errors read the same as before, e.g. "must have required property 'cookie'".
  */
 export function validationMessage(error: ValidationError): string {
