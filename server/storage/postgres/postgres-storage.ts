@@ -76,24 +76,15 @@ interface ClientRow {
   user_id: string | null;
 }
 
-const ROOM_COLUMNS = 'version, closed, tombstone_horizon, created_at';
-const SQL = {
-  room: `SELECT ${ROOM_COLUMNS} FROM roomsync_rooms WHERE room_id = $1`,
-  lockRoom: `SELECT ${ROOM_COLUMNS} FROM roomsync_rooms WHERE room_id = $1 FOR UPDATE`,
-  entries: 'SELECT key, value, version FROM roomsync_entries WHERE room_id = $1',
-  clients: 'SELECT client_id, client_group_id, last_mutation_id, user_id FROM roomsync_clients WHERE room_id = $1',
-  // Entries (kind 0) and clients (kind 1) written after $2, or all of them when $2 is older than the
-  // horizon (those deletions are forgotten): one statement, one snapshot.
-  changes: `WITH since AS (SELECT CASE WHEN $2::bigint < tombstone_horizon THEN -1 ELSE $2::bigint END AS v FROM roomsync_rooms WHERE room_id = $1)
-    SELECT 0 AS kind, key AS a, value AS b, NULL::text AS c, version AS n FROM roomsync_entries WHERE room_id = $1 AND version > (SELECT v FROM since)
-    UNION ALL
-    SELECT 1, client_id, client_group_id, user_id, last_mutation_id FROM roomsync_clients WHERE room_id = $1 AND version > (SELECT v FROM since)`,
-  // One or more consecutive batches in one statement (so, alone, in one implicit transaction): lock
-  // the room's row if it is at the base version $10, else fail with STALE_ROOM_SQLSTATE (every
-  // write waits for that check: a one-time filter, so the row is locked before any entry, as in
-  // every other writer); prune tombstones up to $9 (-1: none; never a key written now), upsert
-  // entries and clients each with its own version ($11, $12), bring the room to version $8.
-  write: `WITH expected AS MATERIALIZED (SELECT roomsync_expect_version($1, $10)), pruned AS (
+/**
+ * One or more consecutive batches in one statement (so, alone, in one implicit transaction): pass
+ * `gate` (for a batch without the room's lock: lock the room's row if it is at the base version
+ * $10, else fail with STALE_ROOM_SQLSTATE; every write waits for that check, a one-time filter, so
+ * the row is locked before any entry, as in every other writer); prune tombstones up to $9 (-1:
+ * none; never a key written now), upsert entries and clients each with its own version ($11, $12),
+ * bring the room to version $8.
+ */
+const writeStatement = (gate: string) => `WITH expected AS MATERIALIZED (${gate}), pruned AS (
       DELETE FROM roomsync_entries WHERE room_id = $1 AND value IS NULL AND version <= $9 AND NOT (key = ANY($2::text[])) AND EXISTS (SELECT FROM expected)
     ), entries AS (
       INSERT INTO roomsync_entries (room_id, key, value, version)
@@ -107,7 +98,23 @@ const SQL = {
     ), room AS (
       UPDATE roomsync_rooms SET version = $8, tombstone_horizon = GREATEST(tombstone_horizon, $9) WHERE room_id = $1 AND EXISTS (SELECT FROM expected)
     )
-    SELECT FROM expected`,
+    SELECT FROM expected`;
+
+const ROOM_COLUMNS = 'version, closed, tombstone_horizon, created_at';
+const SQL = {
+  room: `SELECT ${ROOM_COLUMNS} FROM roomsync_rooms WHERE room_id = $1`,
+  lockRoom: `SELECT ${ROOM_COLUMNS} FROM roomsync_rooms WHERE room_id = $1 FOR UPDATE`,
+  entries: 'SELECT key, value, version FROM roomsync_entries WHERE room_id = $1',
+  clients: 'SELECT client_id, client_group_id, last_mutation_id, user_id FROM roomsync_clients WHERE room_id = $1',
+  // Entries (kind 0) and clients (kind 1) written after $2, or all of them when $2 is older than the
+  // horizon (those deletions are forgotten): one statement, one snapshot.
+  changes: `WITH since AS (SELECT CASE WHEN $2::bigint < tombstone_horizon THEN -1 ELSE $2::bigint END AS v FROM roomsync_rooms WHERE room_id = $1)
+    SELECT 0 AS kind, key AS a, value AS b, NULL::text AS c, version AS n FROM roomsync_entries WHERE room_id = $1 AND version > (SELECT v FROM since)
+    UNION ALL
+    SELECT 1, client_id, client_group_id, user_id, last_mutation_id FROM roomsync_clients WHERE room_id = $1 AND version > (SELECT v FROM since)`,
+  write: writeStatement('SELECT roomsync_expect_version($1, $10)'),
+  // The same under the room's lock, whose holder read the version already (no check: one function call less while every other node waits).
+  writeLocked: writeStatement('SELECT $10::bigint'),
   notify: 'SELECT pg_notify($1, $2)',
   // A batch's hint, sent after its COMMIT (outside the transaction, so a hint that fails never fails the batch): only when the room reached the batch's version, not after a rollback.
   // Its transaction commits without waiting for a WAL flush (set_config(…, true) is SET LOCAL; the target list runs in order, before
@@ -180,7 +187,7 @@ const toClient = (r: ClientRow): StoredClient => ({
  * version; the highest tombstone horizon (prune keeps every key written in
  * the group).
  */
-function writeQuery(roomID: string, batches: readonly BatchCommit[]): Query {
+function writeQuery(roomID: string, batches: readonly BatchCommit[], locked: boolean): Query {
   const last = batches.at(-1)!;
   let horizon = -1;
   for (const b of batches) horizon = Math.max(horizon, b.tombstoneHorizon ?? -1);
@@ -198,7 +205,7 @@ function writeQuery(roomID: string, batches: readonly BatchCommit[]): Query {
     entries = [...byKey.values()];
     clients = [...byClient.values()];
   }
-  return q('write', [
+  return q(locked ? 'writeLocked' : 'write', [
     roomID,
     entries.map((x) => x.key),
     entries.map((x) => x.json ?? null),
@@ -424,11 +431,11 @@ export class PostgresStorage implements SharedStorage {
    * would prune: the statement's prune sees only what was there before it),
    * else one per batch.
    */
-  private writeQueries(roomID: string, batches: readonly BatchCommit[]): Query[] {
+  private writeQueries(roomID: string, batches: readonly BatchCommit[], locked: boolean): Query[] {
     for (const b of batches) if (b.entries.some((x) => x.version !== b.version)) throw new Error('Every entry of a batch carries the batch\'s version');
     const base = batches[0]!.baseVersion;
-    if (batches.length === 1 || batches.every((b) => (b.tombstoneHorizon ?? -1) <= base)) return [writeQuery(roomID, batches)];
-    return batches.map((b) => writeQuery(roomID, [b]));
+    if (batches.length === 1 || batches.every((b) => (b.tombstoneHorizon ?? -1) <= base)) return [writeQuery(roomID, batches, locked)];
+    return batches.map((b) => writeQuery(roomID, [b], locked));
   }
 
   /**
@@ -480,7 +487,7 @@ export class PostgresStorage implements SharedStorage {
   async settleCommit(client: pg.PoolClient, roomID: string, batches: readonly BatchCommit[], inTransaction: boolean): Promise<void> {
     let writes: Query[];
     try {
-      writes = this.writeQueries(roomID, batches);
+      writes = this.writeQueries(roomID, batches, inTransaction);
     } catch (error) {
       await this.finish(client, undefined);
       throw error;
