@@ -42,7 +42,7 @@ const CLOCK_TICKS_PER_SECOND = 100;
 const PG_SETTINGS = Object.fromEntries((process.env.BENCH_PG_SETTINGS ?? '').split(' ').filter((s) => s.includes('=')).map((s) => s.split('=', 2) as [string, string]));
 /** Clients of the hot room in the storage rows: few, so batches stay small and their rate shows what one room can take. */
 const HOT_ROOM_CLIENTS = 4;
-/** BENCH_SERVER_ROWS=storage: only the SQLite-vs-PostgreSQL rows; =hot: only their hot-room rows (quick A/B runs). */
+/** BENCH_SERVER_ROWS=storage: only the SQLite-vs-PostgreSQL rows; =hot: only their hot-room rows, 1 and 3 nodes (quick A/B runs). */
 const ONLY_STORAGE_ROWS = process.env.BENCH_SERVER_ROWS === 'storage' || process.env.BENCH_SERVER_ROWS === 'hot' || process.env.BENCH_SERVER_ROWS === 'cluster';
 const ONLY_HOT_ROWS = process.env.BENCH_SERVER_ROWS === 'hot';
 /** BENCH_SERVER_ROWS=fanout: only the fan-out of a 100 KB poke to 2,000 sockets, BENCH_FANOUT_RUNS times (default 1), each on a fresh server. */
@@ -527,8 +527,13 @@ const cpuPerMutation = (f: LoadFigures) => `${fixed(perMutation(f), 0)} µs`;
 const cpuBound = (f: LoadFigures) =>
   `${fixed(f.totalCpu, 0)}% of ${CORES * 100}% (machine ${fixed(f.machineCpu, 0)}%)${f.machineCpu >= CORES * 100 * 0.9 ? ', cores-bound' : ''}`;
 
-/** One sustained run with the CPU of every process and the batches the nodes stored. */
+/** Every server the storage rows started: those a load does not use still run (polls, notifications), and count. */
+const servers: Child[] = [];
+
+/** One sustained run with the CPU of every process (the servers the load does not use too) and the batches the nodes stored. */
 async function measuredLoad(nodes: readonly Child[], postmaster: number | undefined, run: () => Promise<number>): Promise<LoadFigures> {
+  const idle = servers.filter((s) => !nodes.includes(s));
+  const idle0 = idle.map((n) => cpuSeconds(n.proc.pid!));
   const cpu0 = nodes.map((n) => cpuSeconds(n.proc.pid!));
   const main0 = nodes.map((n) => mainThreadCpuSeconds(n.proc.pid!));
   const pg0 = postmaster === undefined ? 0 : postgresCpuSeconds(postmaster);
@@ -550,7 +555,9 @@ async function measuredLoad(nodes: readonly Child[], postmaster: number | undefi
   const parts = [`node${nodes.length > 1 ? 's' : ''} ${perNode.join(' / ')}`];
   if (postmaster !== undefined) parts.push(`PostgreSQL ${pct(pgSeconds)}`);
   parts.push(`bench ${pct(benchSeconds)}`);
-  const totalCpu = (100 * (nodeSeconds.reduce((a, b) => a + b, 0) + pgSeconds + benchSeconds)) / wall;
+  const idleSeconds = idle.reduce((sum, n, i) => sum + cpuSeconds(n.proc.pid!) - idle0[i]!, 0);
+  if (idle.length > 0) parts.push(`${idle.length} servers not in the load ${pct(idleSeconds)}`);
+  const totalCpu = (100 * (nodeSeconds.reduce((a, b) => a + b, 0) + pgSeconds + benchSeconds + idleSeconds)) / wall;
   const machine = machineCpuSeconds();
   const machineCpu = (100 * CORES * (machine.busy - machine0.busy)) / (machine.total - machine0.total);
   return { mutations, batches: (after.batches - before.batches) / wall, commits: (after.commits - before.commits) / wall, cpu: parts.join(', '), totalCpu, machineCpu };
@@ -567,11 +574,13 @@ async function runStorageRows(dataDir: string, echoP50: number): Promise<void> {
     for (let i = 0; i < 3; i++) nodes.push(await startServer(['--postgres', databaseURL, ...roomQuota]));
     const sqlite = await startServer(['--data-dir', join(dataDir, 'rows')]);
     nodes.push(sqlite);
+    servers.push(...nodes);
     const [a, b, c] = nodes as [Child, Child, Child];
     if (ONLY_HOT_ROWS) {
       const hot: [string, LoadFigures][] = [
         [`1 hot room × ${HOT_ROOM_CLIENTS} clients, SQLite, 1 node`, await measuredLoad([sqlite], undefined, () => sustained(sqlite.url, 1, HOT_ROOM_CLIENTS))],
         [`1 hot room × ${HOT_ROOM_CLIENTS} clients, PostgreSQL, 1 node`, await measuredLoad([a], postgres.pid(), () => sustained(a.url, 1, HOT_ROOM_CLIENTS))],
+        [`1 hot room × ${HOT_ROOM_CLIENTS} clients, PostgreSQL, 3 nodes`, await measuredLoad([a, b, c], postgres.pid(), () => sustained([a.url, b.url, c.url], 1, HOT_ROOM_CLIENTS))],
       ];
       printTable(`server: sustained hot room, ${SUSTAIN_MS / 1000} s, ${IN_FLIGHT_PER_CLIENT} in flight per client`, ['load', 'mutations/s', 'batches/s', 'commits/s', 'CPU/mutation', 'CPU used', 'CPU (% of one core per process; a node: main thread + other threads)'], hot.map(([name, f]) => [name, fixed(f.mutations, 0), fixed(f.batches, 0), fixed(f.commits, 0), cpuPerMutation(f), cpuBound(f), f.cpu]));
       return;
@@ -648,6 +657,7 @@ async function runStorageRows(dataDir: string, echoP50: number): Promise<void> {
       loads.map(([name, f]) => [name, fixed(f.mutations, 0), fixed(f.batches, 0), fixed(f.commits, 0), name.startsWith('50 rooms') && name.includes('PostgreSQL') ? `${fixed(f.mutations / oneNode, 2)}×` : '', cpuPerMutation(f), cpuBound(f), f.cpu]),
     );
   } finally {
+    servers.length = 0;
     for (const n of nodes) await stop(n);
     await postgres.stop();
   }
