@@ -34,7 +34,16 @@ import { readClient, readGroup, writeClient, writeGroup, type ClientGroupRecord 
 
 /** A sync starts over this many times when other tabs keep moving the group head, then gives up until the next one. */
 const MAX_SYNC_ATTEMPTS = 5;
-const MERGE_HEAD = 'merge';
+
+/** What tab-merge.ts (loaded only when needed) uses of the start-up code, handed to it rather than imported. */
+const tabMergeKit = { readCommit, readChainOf, planMerge, isNoOp, applyMergePlan, readClient, readGroup, writeClient } as const;
+export type TabMergeKit = typeof tabMergeKit;
+
+let tabMerge: Promise<typeof import('./tab-merge')> | undefined;
+/** The multi-tab and long-chain paths of a sync (tab-merge.ts), loaded the first time one runs. */
+function loadTabMerge(): Promise<typeof import('./tab-merge')> {
+  return (tabMerge ??= import('./tab-merge'));
+}
 
 export type SyncResult =
   /** Nothing to do, or done. */
@@ -148,74 +157,34 @@ export class TabSync {
         const result = await this.#storeView();
         if (result !== 'conflict') return result;
       }
-      const seen = await this.#protectGroupHead();
+      // The group head moved since this view merged it (another tab): what follows runs only then.
+      const merge = await loadTabMerge();
+      const seen = await merge.protectGroupHead(tabMergeKit, this.#o);
       if (seen === 'client-state-not-found') return seen;
       // A closed view takes nothing in any more (its final store still merges into the group).
-      if (seen !== this.#merged.hash && !db.isClosed) await this.#refresh(seen);
-      const result = await this.#storeMerged(await this.#describe(seen));
+      if (seen !== this.#merged.hash && !db.isClosed) await merge.refresh(tabMergeKit, this.#o, seen, this.#o.refreshGatherBytes ?? REFRESH_MAX_GATHER_BYTES);
+      const result = await this.#storeMerged(merge, await this.#describe(seen));
       if (result !== 'conflict') return result;
     }
     return 'busy';
   }
 
-  /** Marks the group's current head as being read by this client; returns it. */
-  async #protectGroupHead(): Promise<Hash | 'client-state-not-found'> {
-    const { clientID, clientGroupID } = this.#o;
-    return this.#o.perdag.withWrite(async (w) => {
-      const [client, group] = await Promise.all([readClient(w, clientID), readGroup(w, clientGroupID)]);
-      if (client === undefined || group === undefined || group.disabled) return 'client-state-not-found';
-      if (client.tempRefreshHash !== group.headHash) {
-        await writeClient(w, clientID, { ...client, tempRefreshHash: group.headHash }, client);
-        await w.commit();
-      }
-      return group.headHash;
-    });
-  }
-
-  /** Merges the group head `head` (protected) into the view. */
-  async #refresh(head: Hash): Promise<void> {
-    const { db, memdag } = this.#o;
-    await memdag.prefetch(head, this.#o.refreshGatherBytes ?? REFRESH_MAX_GATHER_BYTES);
-    await db.syncLock.run(() =>
-      db.transformHead(async (dag, ours) => {
-        const theirs = await readChainOf(dag, await readCommit(dag, head));
-        const plan = planMerge(ours, theirs, this.#o.keepOwnSnapshot());
-        if (isNoOp(plan, ours, theirs)) return plan.base === 'ours' ? undefined : theirs.head;
-        return applyMergePlan(dag, plan, ours, theirs, (name) => db.mutatorFor(name), db.ctx);
-      }),
-    );
-  }
-
   /** Stores the view and moves the group head from `group` (protected) to the merge of both. */
-  async #storeMerged(group: HeadInfo): Promise<SyncResult | 'conflict'> {
-    const { db, memdag } = this.#o;
+  async #storeMerged(merge: typeof import('./tab-merge'), group: HeadInfo): Promise<SyncResult | 'conflict'> {
+    const { db } = this.#o;
     const { view, target } = await db.lock.run(async () => {
       const view = this.#captureView();
-      const head = await memdag.withWrite(async (dag) => {
-        const ours = await readChainOf(dag, await readCommit(dag, view.info.hash));
-        const theirs = await readChainOf(dag, await readCommit(dag, group.hash));
-        const plan = planMerge(ours, theirs);
-        if (isNoOp(plan, ours, theirs)) return plan.base;
-        const merged = await applyMergePlan(dag, plan, ours, theirs, (name) => db.mutatorFor(name), db.ctx);
-        const info = describeChain(await readChainOf(dag, merged));
-        // Held by a head of its own until it is stored, so the memory dag does not collect it.
-        await dag.setHead(MERGE_HEAD, merged.hash);
-        await dag.commit();
-        return info;
-      });
-      if (head === 'ours') return { view, target: view };
-      if (head === 'theirs') return { view, target: { info: group, chunks: [] } };
+      // The merge is held by a head of its own (MERGE_HEAD) until it is stored, so the memory dag does not collect it.
+      const merged = await merge.mergeWithGroup(tabMergeKit, this.#o, view.info.hash, group.hash);
+      if (merged === 'ours') return { view, target: view };
+      if (merged === 'theirs') return { view, target: { info: group, chunks: [] } };
+      const head = describeChain(merged);
       return { view, target: { info: head, chunks: this.#storedClosure(head.hash, new Set([view.info.hash, head.hash])) } };
     });
     try {
       return await this.#store(view, group, target);
     } finally {
-      if (target !== view && target.info.hash !== group.hash) {
-        await memdag.withWrite(async (dag) => {
-          await dag.removeHead(MERGE_HEAD);
-          await dag.commit();
-        });
-      }
+      if (target !== view && target.info.hash !== group.hash) await merge.dropMergeHead(this.#o);
     }
   }
 
@@ -310,7 +279,9 @@ export class TabSync {
     this.#o.onGroupHeadMoved?.(next.hash);
     if (dropsLongChain) {
       // Housekeeping after the store: if it stops (e.g. the store closed), the refresh head holds the rest until the next store lets go of it at once.
-      await this.#releaseInSlices(expected.chain).catch(() => {});
+      await loadTabMerge()
+        .then((merge) => merge.releaseInSlices(tabMergeKit, this.#o, expected.chain, this.#sliceCommits()))
+        .catch(() => {});
     }
     return 'synced';
   }
@@ -349,54 +320,9 @@ export class TabSync {
     const chain = view.info.chain;
     // Quick test before any list: a view with no more local commits than a slice stores in one write.
     if (chain.length - 2 <= step || view.chunks.length - 1 <= step) return null;
-    const { memdag } = this.#o;
-    // The run: local commits below the head, memory-only and as stored (refs: their basis alone), the oldest on a
-    // stored commit. Read from the memory dag by hash (no map of the view's chunks): a commit gone from memory
-    // since the view was captured (or stored meanwhile) ends the run.
-    const run: Chunk[] = [];
-    for (let i = chain.length - 2; i >= 1; i--) {
-      const hash = chain[i]!;
-      const chunk = memdag.isMemoryOnly(hash) ? memdag.memoryChunk(hash) : undefined;
-      if (chunk === undefined || chunk.refs.length !== 1 || chunk.refs[0] !== chain[i - 1]) break;
-      const data = chunk.data as unknown as CommitData;
-      if (data === null || typeof data !== 'object' || Array.isArray(data) || data.type !== 'local') break;
-      run.push(chunk);
-    }
-    run.reverse();
-    // The oldest commit of the run must build on a chunk the store holds (not a memory-only one).
-    if (run.length <= step || memdag.isMemoryOnly(run[0]!.refs[0]!)) return null;
-    const { perdag, clientID } = this.#o;
-    const hashes = new Set<Hash>();
-    let held: Hash | null = null;
-    try {
-      for (let start = 0; start + step <= run.length; start += step) {
-        const slice = run.slice(start, start + step);
-        const top = slice.at(-1)!.hash;
-        const before: Hash | null = held;
-        const moved = await perdag.withWrite(async (w) => {
-          const client = await readClient(w, clientID);
-          if (client === undefined || client.tempRefreshHash !== before) return false;
-          // A chunk no earlier write of this client may have stored is put as new: no read of a count it cannot have.
-          for (const chunk of slice) await (this.#maybeStored.has(chunk.hash) ? w.putChunk(chunk) : w.putNewChunk(chunk));
-          await writeClient(w, clientID, { ...client, tempRefreshHash: top }, client);
-          try {
-            await w.commit();
-          } catch (error) {
-            // The store may or may not hold the slice now.
-            for (const chunk of slice) this.#maybeStored.add(chunk.hash);
-            throw error;
-          }
-          return true;
-        });
-        if (!moved) break;
-        held = top;
-        for (const chunk of slice) hashes.add(chunk.hash);
-      }
-    } catch (error) {
-      this.#mayHaveStored(hashes);
-      throw error;
-    }
-    return held === null ? null : { top: held, hashes };
+    // Long enough to look for a run of slices (only after more local commits than a slice stores): tab-merge.ts does it.
+    const merge = await loadTabMerge();
+    return merge.storeSlices(tabMergeKit, this.#o, chain, step, this.#maybeStored);
   }
 
   /**
@@ -415,34 +341,6 @@ export class TabSync {
 
   #sliceCommits(): number {
     return Math.max(1, this.#o.releaseSliceCommits ?? SLICE_COMMITS);
-  }
-
-  /**
-   * Lets go of `chain` (snapshot first, head last), which this client's
-   * refresh head holds at its head: the refresh head steps down the chain a
-   * slice of commits per write (each write collects the commits it left, if
-   * nothing else holds them: ref counts decide, as ever), then goes. Stops
-   * (the next sync or the client's collection lets go of the rest at once)
-   * if the refresh head is not where this left it, the client is gone, or a
-   * commit of the chain is not stored.
-   */
-  async #releaseInSlices(chain: readonly Hash[]): Promise<void> {
-    const { perdag, clientID } = this.#o;
-    const step = this.#sliceCommits();
-    let held = chain.at(-1)!;
-    for (let next = chain.length - 1 - step; ; next -= step) {
-      const target = next > 0 ? chain[next]! : null;
-      const moved = await perdag.withWrite(async (w) => {
-        const client = await readClient(w, clientID);
-        if (client === undefined || client.tempRefreshHash !== held) return false;
-        const to = target !== null && (await w.hasChunk(target)) ? target : null;
-        await writeClient(w, clientID, { ...client, tempRefreshHash: to }, client);
-        await w.commit();
-        return to;
-      });
-      if (moved === false || moved === null) return;
-      held = moved;
-    }
   }
 
   async #describe(hash: Hash): Promise<HeadInfo> {
