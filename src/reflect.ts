@@ -316,15 +316,11 @@ export class Reflect<MD extends MutatorDefs = MutatorDefs> {
   async #open(environment: ReflectEnvironment): Promise<Store> {
     const options = this.#options;
     const logger = this.#logger;
-    const provider = chooseProvider(options.kvStore, options.idbFactory, {
-      info: (message, ...details) => logger.info?.(message, ...details),
-      warn: (message, ...details) => logger.warn?.(message, ...details),
-    });
+    // One set of writers that are never undefined (a disabled level writes nothing) for the parts that take them.
+    const log = alwaysLogger(logger);
+    const provider = chooseProvider(options.kvStore, options.idbFactory, log);
     const logName = logStoreName(this.idbName);
-    const opened = await openLocalStores(provider, this.idbName, logName, {
-      info: (message, ...details) => logger.info?.(message, ...details),
-      warn: (message, ...details) => logger.warn?.(message, ...details),
-    });
+    const opened = await openLocalStores(provider, this.idbName, logName, log);
     const localMutations = new LocalMutationSignal();
     const local = await openClientStore({
       dataKv: opened.dataKv,
@@ -336,7 +332,7 @@ export class Reflect<MD extends MutatorDefs = MutatorDefs> {
       clock: () => environment.clock.now(),
       timers: environment.timers,
       random: environment.random,
-      logger: storeLogger(logger),
+      logger: log,
       newClientGroupID: () => randomUUID(environment.random),
       keepOwnSnapshot: () => this.#connection?.phase === 'connected',
       onLocalMutation: () => localMutations.fire(),
@@ -371,7 +367,7 @@ export class Reflect<MD extends MutatorDefs = MutatorDefs> {
       provider: stores.provider,
       now: () => environment.clock.now(),
       timers: environment.timers,
-      logger: { error: (m, ...d) => logger.error?.(m, ...d), info: (m, ...d) => logger.info?.(m, ...d), debug: (m, ...d) => logger.debug?.(m, ...d) },
+      logger: log,
       onClientStateNotFound: () => this.#clientStateNotFound(),
     });
     if (this.#closed) {
@@ -388,7 +384,7 @@ export class Reflect<MD extends MutatorDefs = MutatorDefs> {
     if (options.socketOrigin !== null) {
       const disable = () => disableGroup(local.perdag, local.clientGroupID);
       const connection = this.#connect(options.socketOrigin, local.clientGroupID, local.store, localMutations, environment, disable, () => local.acknowledged());
-      this.#startRecovery(connection, local, stores, registry, environment);
+      this.#startRecovery(connection, local, stores, registry, environment, log);
     }
     return local.store;
   }
@@ -472,8 +468,14 @@ export class Reflect<MD extends MutatorDefs = MutatorDefs> {
   }
 
   /** Mutation recovery of other client groups of this user and room, over this client's socket. */
-  #startRecovery(connection: Connection, local: ClientStore, stores: LocalStores, registry: StoreRegistry, environment: ReflectEnvironment): void {
-    const logger = this.#logger;
+  #startRecovery(
+    connection: Connection,
+    local: ClientStore,
+    stores: LocalStores,
+    registry: StoreRegistry,
+    environment: ReflectEnvironment,
+    log: ReturnType<typeof alwaysLogger>,
+  ): void {
     const recovery = new RecoveryRunner({
       channel: {
         get connected() {
@@ -492,7 +494,7 @@ export class Reflect<MD extends MutatorDefs = MutatorDefs> {
       roomID: this.roomID,
       now: () => environment.clock.now(),
       timers: environment.timers,
-      logger: { error: (m, ...d) => logger.error?.(m, ...d), info: (m, ...d) => logger.info?.(m, ...d) },
+      logger: log,
       onVersionNotSupported: () => this.#callback('onUpdateNeeded', () => (this.#options.onUpdateNeeded ?? reloadPage)({ type: 'VersionNotSupported' })),
     });
     this.#recovery = recovery;
@@ -573,7 +575,8 @@ export class Reflect<MD extends MutatorDefs = MutatorDefs> {
   }
 }
 
-function storeLogger(logger: Logger): StoreLogger & { info(message: string, ...details: unknown[]): void } {
+/** The logger's writers as functions that are always there (those of a disabled level write nothing). */
+function alwaysLogger(logger: Logger): StoreLogger & { info(message: string, ...details: unknown[]): void } {
   return {
     error: (message, ...details) => logger.error?.(message, ...details),
     warn: (message, ...details) => logger.warn?.(message, ...details),
