@@ -40,9 +40,13 @@ const tabMergeKit = { readCommit, readChainOf, planMerge, isNoOp, applyMergePlan
 export type TabMergeKit = typeof tabMergeKit;
 
 let tabMerge: Promise<typeof import('./tab-merge')> | undefined;
-/** The multi-tab and long-chain paths of a sync (tab-merge.ts), loaded the first time one runs. */
+/** The multi-tab and long-chain paths of a sync (tab-merge.ts), loaded the first time one runs (a failed load is tried again next time). */
 function loadTabMerge(): Promise<typeof import('./tab-merge')> {
-  return (tabMerge ??= import('./tab-merge'));
+  tabMerge ??= import('./tab-merge').catch((error: unknown) => {
+    tabMerge = undefined;
+    throw error;
+  });
+  return tabMerge;
 }
 
 export type SyncResult =
