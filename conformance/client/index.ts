@@ -7,5 +7,5 @@ export { capabilities as ourCapabilities, createClient, loadClientModule, readAl
 export { ALL_CAPABILITIES, CAPABILITIES, parseCapabilities, type Capability } from './capabilities';
 export type { Scenario, ScenarioClient, Step } from './scenario';
 export { checkClientProperty, describeCounterexample, type PropertyOptions, type PropertyOutcome } from './property/check-client-property';
-export { commandsToScenario } from './property/model-scenario';
+export { commandsToScenario, PUSH_FRAMES_A_CLIENT_MAY_HOLD, type ModelOptions } from './property/model-scenario';
 export { formatScenarioModule } from './property/scenario-file';

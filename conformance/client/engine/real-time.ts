@@ -15,10 +15,13 @@ export const nextTurn = (): Promise<void> => new Promise<void>((resolve) => (nat
 export const realNow = (): number => nativeTimers.Date.now();
 
 /**
- * Immediates scheduled and not yet run (a client busy with a chain of them,
- * e.g. an IndexedDB in Node), besides the caller's own, and file reads in
- * flight (a client loading a module with import(), as roomsync loads the code
- * of mutation recovery when it finds something to recover).
+ * Work of the process still under way that a settle waits for: immediates
+ * scheduled and not yet run (a client busy with a chain of them, e.g. an
+ * IndexedDB in Node), besides the caller's own, and file reads in flight (a
+ * client loading a module with import(), as roomsync loads the code of
+ * mutation recovery when it finds something to recover). The count is
+ * process-wide: a test runner's own file reads count too, which can only make
+ * a settle wait longer, never end early.
  */
-export const pendingImmediates = (): number =>
+export const pendingLocalWork = (): number =>
   process.getActiveResourcesInfo().filter((resource) => resource === 'Immediate' || resource === 'FSReqPromise' || resource === 'FSReqCallback').length;

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { WebSocketServer } from 'ws';
 import type { SocketConstructor } from '../../../src/connection/socket';
 import { countingWebSocket, type ClientSocketRecord } from './loopback-client-socket';
-import { nextTurn, pendingImmediates, realNow, realPause } from './real-time';
+import { nextTurn, pendingLocalWork, realNow, realPause } from './real-time';
 import type { ServerTransport } from './transport';
 import { WsServerSocket } from './ws-server-socket';
 
@@ -66,7 +66,7 @@ export class WsTransport implements ServerTransport {
     while (idle < IDLE_TURNS && realNow() < deadline) {
       if (this.#uncounted()) return this.#settleQuietly(deadline);
       await (spins < SPIN_TURNS ? nextTurn() : realPause(1));
-      if (this.#events !== seen || !this.#nothingInFlight() || pendingImmediates() > 0) {
+      if (this.#events !== seen || !this.#nothingInFlight() || pendingLocalWork() > 0) {
         seen = this.#events;
         idle = 0;
         spins++;

@@ -4,10 +4,10 @@ import type { ClientFactory } from '../factory';
 import { formatResult } from '../report';
 import type { Scenario } from '../scenario';
 import { commandArbitrary, type Command } from './commands';
-import { commandsToScenario } from './model-scenario';
+import { commandsToScenario, type ModelOptions } from './model-scenario';
 import { formatScenarioModule } from './scenario-file';
 
-export interface PropertyOptions {
+export interface PropertyOptions extends ModelOptions {
   readonly factory: ClientFactory;
   /** @default 30 */
   readonly numRuns?: number;
@@ -31,13 +31,13 @@ export interface PropertyOutcome {
  */
 export async function checkClientProperty(options: PropertyOptions): Promise<PropertyOutcome> {
   const property = fc.asyncProperty(fc.array(commandArbitrary, { maxLength: options.maxCommands ?? 20, size: 'max' }), async (commands) => {
-    const result = await runScenario(commandsToScenario(commands), { factory: options.factory });
+    const result = await runScenario(commandsToScenario(commands, undefined, options), { factory: options.factory });
     return result.status === 'passed';
   });
   const details = await fc.check(property, { numRuns: options.numRuns ?? 30, ...(options.seed === undefined ? {} : { seed: options.seed }) });
   if (!details.failed || details.counterexample === null) return { ok: !details.failed, seed: details.seed, numRuns: details.numRuns };
   const [commands] = details.counterexample;
-  const scenario = commandsToScenario(commands, 'property/regression');
+  const scenario = commandsToScenario(commands, 'property/regression', options);
   const result = await runScenario(scenario, { factory: options.factory });
   return { ok: false, seed: details.seed, numRuns: details.numRuns, counterexample: { commands, scenario, module: formatScenarioModule(scenario), result } };
 }

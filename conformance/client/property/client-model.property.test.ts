@@ -43,6 +43,13 @@ describe('our client against the model (fast-check)', () => {
     const result = await runScenario(scenario, { factory: createClient });
     expect(result.status, result.failure?.message).toBe('passed');
   });
+
+  it('fails our client when told the client never holds pushes back (the window setting is what lets it pass)', async () => {
+    const puts = Array.from({ length: PUSH_FRAMES_A_CLIENT_MAY_HOLD + 1 }, (_, i) => ({ type: 'mutate' as const, op: 'put' as const, key: 'a' as const, value: i }));
+    const result = await runScenario(commandsToScenario(puts, 'no-window', { pushWindowFrames: Infinity }), { factory: createClient });
+    expect(result.status).toBe('failed');
+    expect(result.failure?.message).toMatch(/pushed mutation ids/);
+  });
 });
 
 describe('a broken client fails the property, shrunk to a small scenario printed as a module', () => {

@@ -17,14 +17,21 @@ type Data = Map<string, ReadonlyJSONValue>;
 /** How far an out-of-order poke's baseCookie is from the real one. */
 const OUT_OF_ORDER_GAP = 100;
 
-/**
- * A client may hold back new pushes while this many frames on its socket are
- * unacknowledged (flow control, so a slow server does not queue without
- * bound). The model's server acknowledges everything it received before a
- * client reaches that point, so the model never predicts a push a client is
- * allowed to hold.
- */
+/** Frames roomsync's client keeps unacknowledged on a socket before it holds back new pushes. */
 export const PUSH_FRAMES_A_CLIENT_MAY_HOLD = 8;
+
+export interface ModelOptions {
+  /**
+   * How many frames on its socket the client under test keeps unacknowledged
+   * before it may hold back new pushes (its flow-control window; neither SPEC
+   * nor PROTOCOL sets one). The model's server acknowledges everything it
+   * received before a client reaches that point, so the model never predicts
+   * a push the client is allowed to hold. Infinity for a client that never
+   * holds pushes back.
+   * @default PUSH_FRAMES_A_CLIENT_MAY_HOLD
+   */
+  readonly pushWindowFrames?: number;
+}
 
 /**
  * SPEC §9: the initial delay doubled per consecutive error, capped. Written
@@ -67,6 +74,7 @@ function argsOf(m: ModelMutation): ReadonlyJSONValue {
  */
 export class ModelScenarioBuilder {
   readonly steps: Step[] = [];
+  readonly #pushWindowFrames: number;
   #now = 0;
   #connected = false;
   #retryAt = 0;
@@ -85,7 +93,8 @@ export class ModelScenarioBuilder {
   /** The server's data at the client's cookie. */
   #clientBase: Data = new Map();
 
-  constructor() {
+  constructor(options: ModelOptions = {}) {
+    this.#pushWindowFrames = options.pushWindowFrames ?? PUSH_FRAMES_A_CLIENT_MAY_HOLD;
     this.steps.push({ step: 'autoPong', on: true });
     this.#connect({ after: 0 });
   }
@@ -93,7 +102,7 @@ export class ModelScenarioBuilder {
   add(command: Command): void {
     switch (command.type) {
       case 'mutate': {
-        if (this.#connected && this.#framesInFlight.length >= PUSH_FRAMES_A_CLIENT_MAY_HOLD) {
+        if (this.#connected && this.#framesInFlight.length >= this.#pushWindowFrames) {
           this.add({ type: 'ack', count: this.#received - this.#acked });
         }
         const mutation = { id: this.#mutations.length + 1, op: command.op, key: command.key, value: command.value };
@@ -269,8 +278,8 @@ export class ModelScenarioBuilder {
 }
 
 /** The scenario a command sequence stands for. */
-export function commandsToScenario(commands: readonly Command[], name = 'property/counterexample'): Scenario {
-  const builder = new ModelScenarioBuilder();
+export function commandsToScenario(commands: readonly Command[], name = 'property/counterexample', options: ModelOptions = {}): Scenario {
+  const builder = new ModelScenarioBuilder(options);
   for (const command of commands) builder.add(command);
   return {
     name,
