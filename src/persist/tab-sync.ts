@@ -29,6 +29,7 @@ import { readCommit, type CommitData, type SnapshotCommitData } from '../db/comm
 import { compareCookies } from '../db/cookie-order';
 import type { Database } from '../db/database';
 import { applyMergePlan, isNoOp, planMerge, readChainOf, type Chain } from '../db/merge-chains';
+import { lazyChunk } from '../lazy-chunk';
 import { writeGroupChain } from './group-chain';
 import { readClient, readGroup, writeClient, writeGroup, type ClientGroupRecord } from './records';
 
@@ -39,15 +40,8 @@ const MAX_SYNC_ATTEMPTS = 5;
 const tabMergeKit = { readCommit, readChainOf, planMerge, isNoOp, applyMergePlan, readClient, readGroup, writeClient } as const;
 export type TabMergeKit = typeof tabMergeKit;
 
-let tabMerge: Promise<typeof import('./tab-merge')> | undefined;
-/** The multi-tab and long-chain paths of a sync (tab-merge.ts), loaded the first time one runs (a failed load is tried again next time). */
-function loadTabMerge(): Promise<typeof import('./tab-merge')> {
-  tabMerge ??= import('./tab-merge').catch((error: unknown) => {
-    tabMerge = undefined;
-    throw error;
-  });
-  return tabMerge;
-}
+/** The multi-tab and long-chain paths of a sync (tab-merge.ts), loaded the first time one runs (a failed load is tried again at the next sync that needs it). */
+const loadTabMerge = lazyChunk(() => import('./tab-merge'));
 
 export type SyncResult =
   /** Nothing to do, or done. */

@@ -1,12 +1,13 @@
 import type { ReadonlyJSONValue } from '../../protocol/json';
 import { PRESENCE_KEY_PREFIX, PRESENCE_MUTATION_NAME } from '../../protocol/presence';
-import type { Clock, Timers } from '../connection/environment';
+import type { Clock, TimerHandle, Timers } from '../connection/environment';
 import { deepEqualJSON } from '../db/json-value';
 import type { Store } from '../db/store';
+import { lazyChunk } from '../lazy-chunk';
 import type { ReadTransaction } from '../db/transaction-types';
 import type { PresenceClient } from './presence-client';
 import { readPresenceEntry, type PresenceEntry } from './presence-entry';
-import { checkPresenceState } from './presence-state';
+import { checkPresenceState, type CheckedPresenceState } from './presence-state';
 import type { Presence } from './presence-view';
 
 /** A client sends its presence state at most this often; the last state set always goes. */
@@ -39,30 +40,51 @@ export async function readPresenceEntries(tx: ReadTransaction): Promise<Presence
   return entries;
 }
 
+/** After a failed load of the presence code, the next try waits this long, doubled per failure in a row, at most PRESENCE_LOAD_RETRY_MAX_MS. */
+export const PRESENCE_LOAD_RETRY_MS = 1_000;
+export const PRESENCE_LOAD_RETRY_MAX_MS = 60_000;
+
+type PresenceCode = typeof import('./presence-client');
+
 /**
  * The presence of a client: its view read from its store, its state sent with
  * the built-in mutation. Its code (presence-client.ts, with the sender and the
  * view) is loaded with import() at the first set or subscribe, so a page that
- * never uses presence never loads it; calls made meanwhile run, in order, once
- * it is loaded. A state that is not JSON or too large is refused at once.
+ * never uses presence never loads it. Until it is loaded, the last state set
+ * and the subscriptions still open wait (a cursor set 60 times a second keeps
+ * one state, not a queue), then go: the state first, then the subscriptions in
+ * order. A failed load (the page offline, a chunk gone after a deploy) is
+ * reported and tried again after a back-off (1 s doubled per failure, at most
+ * a minute) while anything waits. A state that is not JSON or too large is
+ * refused at once.
  */
 export function presenceOf(
   host: PresenceHost,
   environment: { readonly clock: Clock; readonly timers: Timers },
-  store: Promise<Store>,
+  store: Promise<Pick<Store, 'mutate'>>,
   onError: (message: string, error: unknown) => void,
+  load: () => Promise<PresenceCode> = () => import('./presence-client'),
 ): ReflectPresence {
+  const loadCode = lazyChunk(load);
   let client: PresenceClient | undefined;
-  let loading: Promise<void> | undefined;
   let closed = false;
-  const waiting: ((client: PresenceClient) => void)[] = [];
-  const withClient = (use: (client: PresenceClient) => void) => {
-    if (client !== undefined) return use(client);
-    waiting.push(use);
-    loading ??= import('./presence-client').then(
+  let loading = false;
+  let failures = 0;
+  let retry: { readonly handle: TimerHandle } | undefined;
+  /** The last state set before the code was loaded, if any. */
+  let waitingState: { readonly state: CheckedPresenceState } | undefined;
+  /** The subscriptions made before the code was loaded and not ended since. */
+  const waitingSubscriptions = new Set<(client: PresenceClient) => void>();
+  const waits = () => waitingState !== undefined || waitingSubscriptions.size > 0;
+
+  const start = () => {
+    if (loading || retry !== undefined || closed) return;
+    loading = true;
+    loadCode().then(
       ({ PresenceClient }) => {
+        loading = false;
         if (closed) return;
-        client = new PresenceClient({
+        const c = (client = new PresenceClient({
           self: { clientID: host.clientID, userID: host.userID },
           clock: environment.clock,
           timers: environment.timers,
@@ -75,29 +97,56 @@ export function presenceOf(
           },
           mutate: async (state: ReadonlyJSONValue) => (await store).mutate(PRESENCE_MUTATION_NAME, { state }),
           onError,
-        });
-        for (const use of waiting.splice(0)) use(client);
+        }));
+        const state = waitingState;
+        waitingState = undefined;
+        if (state !== undefined) c.set(state.state);
+        const subscriptions = [...waitingSubscriptions];
+        waitingSubscriptions.clear();
+        for (const subscribe of subscriptions) subscribe(c);
       },
-      (error: unknown) => onError('Could not load the presence code', error),
+      (error: unknown) => {
+        loading = false;
+        failures++;
+        onError('Could not load the presence code', error);
+        if (closed || !waits()) return;
+        const delayMs = Math.min(PRESENCE_LOAD_RETRY_MS * 2 ** Math.min(failures - 1, 30), PRESENCE_LOAD_RETRY_MAX_MS);
+        retry = {
+          handle: environment.timers.setTimeout(() => {
+            retry = undefined;
+            if (waits()) start();
+          }, delayMs),
+        };
+      },
     );
   };
+
   return {
     set(state) {
       const checked = checkPresenceState(state);
-      if (!closed) withClient((c) => c.set(checked));
+      if (closed) return;
+      if (client !== undefined) return client.set(checked);
+      waitingState = { state: checked };
+      start();
     },
     subscribe(callback) {
+      if (closed) return () => {};
+      if (client !== undefined) return client.subscribe(callback);
       let stop: (() => void) | undefined;
-      let unsubscribed = false;
-      if (!closed) withClient((c) => !unsubscribed && (stop = c.subscribe(callback)));
+      const subscribe = (c: PresenceClient) => (stop = c.subscribe(callback));
+      waitingSubscriptions.add(subscribe);
+      start();
       return () => {
-        unsubscribed = true;
+        waitingSubscriptions.delete(subscribe);
         stop?.();
       };
     },
     close() {
       closed = true;
-      waiting.length = 0;
+      waitingState = undefined;
+      waitingSubscriptions.clear();
+      if (retry !== undefined) environment.timers.clearTimeout(retry.handle);
+      retry = undefined;
       client?.close();
     },
   };
