@@ -99,8 +99,10 @@ const steps = {
 
   /**
    * A read made while a write commits: its first requests ride on the write's
-   * transaction (no readonly transaction is made for them) and see its writes;
-   * when that commit aborts, the read is asked again and sees what is stored.
+   * transaction (no readonly transaction is made for them) and see its writes,
+   * answered once that commit is done; when it aborts (even after the ridden
+   * request succeeded) or the ridden request fails, the read is asked again
+   * and sees what is stored.
    */
   async readWhileCommitting(name: string) {
     const kv = await openStore(name, { logger: silent });
@@ -128,24 +130,106 @@ const steps = {
         read.release();
         return result;
       };
-      // Asked from another task (the write's transaction is inactive then): placed at the write's last answer.
+      // Asked from another task (the write's transaction is inactive then): placed at the write's last answer, answered once it committed.
       const later = async () => {
         made.length = 0;
         const write = await kv.write();
         for (let i = 0; i < 2000; i++) await write.put(`n/${i}`, i);
-        const order: string[] = [];
-        const committed = write.commit().then(() => void order.push('committed'));
+        const committed = write.commit();
         await new Promise((resolve) => setTimeout(resolve, 0));
         const read = await kv.read();
-        await Promise.all([committed, read.get('n/1999').then((v) => void order.push(`read ${String(v)}`))]);
+        // objectStore() throws InvalidStateError only once the transaction has finished (committed).
+        const finished = () => {
+          try {
+            made[0]!.objectStore('kv');
+            return false;
+          } catch (e) {
+            return (e as Error).name === 'InvalidStateError';
+          }
+        };
+        const [, answer] = await Promise.all([committed, read.get('n/1999').then((value) => ({ value, afterCommit: finished() }))]);
         read.release();
-        return { order, modes: made.map((tx) => tx.mode) };
+        return { answer, modes: made.map((tx) => tx.mode) };
       };
-      return { rode: await round(false), aborted: await round(true), later: await later() };
+      // The commit aborts after the reader's ridden request was answered: in the reader's continuation (inRequest false), or
+      // in the request's own success event (true). Either way the reader sees the whole write or none of it.
+      const lateAbort = async (inRequest: boolean) => {
+        const setup = await kv.write();
+        await setup.put('x', 0);
+        await setup.put('y', 0);
+        await setup.commit();
+        made.length = 0;
+        const get = IDBObjectStore.prototype.get;
+        if (inRequest) {
+          IDBObjectStore.prototype.get = function (this: IDBObjectStore, key: IDBValidKey | IDBKeyRange) {
+            const request = get.call(this, key);
+            const tx = this.transaction;
+            if (tx.mode === 'readwrite') request.addEventListener('success', () => tx.abort());
+            return request;
+          } as IDBObjectStore['get'];
+        }
+        try {
+          const write = await kv.write();
+          await write.put('x', 1);
+          await write.put('y', 1);
+          const committed = write.commit().then(
+            () => 'committed',
+            () => 'aborted',
+          );
+          const read = await kv.read();
+          const x = await read.get('x');
+          try {
+            made[0]!.abort();
+          } catch {
+            // Its commit is over.
+          }
+          const y = await read.get('y');
+          read.release();
+          const outcome = await committed;
+          const stored = await kv.read();
+          const both = [await stored.get('x'), await stored.get('y')];
+          stored.release();
+          return { seen: [x, y], stored: both, outcome };
+        } finally {
+          IDBObjectStore.prototype.get = get;
+        }
+      };
+      // A ridden request that fails (a key the write holds cannot be added again) neither aborts nor fails the write.
+      const failingRide = async () => {
+        const get = IDBObjectStore.prototype.get;
+        IDBObjectStore.prototype.get = function (this: IDBObjectStore, key: IDBValidKey | IDBKeyRange) {
+          return this.transaction.mode === 'readwrite' && key === 'f' ? this.add('again', key) : get.call(this, key);
+        } as IDBObjectStore['get'];
+        try {
+          const write = await kv.write();
+          await write.put('f', 'written');
+          const committed = write.commit().then(() => 'ok', (e: Error) => e.name);
+          const read = await kv.read();
+          const value = await read.get('f');
+          read.release();
+          return { value, committed: await committed };
+        } finally {
+          IDBObjectStore.prototype.get = get;
+        }
+      };
+      return { rode: await round(false), aborted: await round(true), later: await later(), lateAbort: await lateAbort(false), abortInRequest: await lateAbort(true), failingRide: await failingRide() };
     } finally {
       IDBDatabase.prototype.transaction = transaction;
       await kv.close();
     }
+  },
+
+  /** A read asked from another task while a write commits, then close(): refused (StoreClosedError), though the write's transaction still takes requests at its last answer. */
+  async rideAfterClose(name: string) {
+    const kv = await openStore(name, { logger: silent });
+    const write = await kv.write();
+    for (let i = 0; i < 2000; i++) await write.put(`n/${i}`, i);
+    const committed = write.commit().then(() => 'ok', (e: Error) => e.name);
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    const read = await kv.read();
+    const value = read.get('n/1999').then((v) => ({ value: v }), (e: Error) => ({ error: e.name }));
+    await kv.close();
+    return { read: await value, committed: await committed };
   },
 
   /**

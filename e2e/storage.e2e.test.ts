@@ -79,13 +79,21 @@ describe.skipIf(!chromiumAvailable)(`storage in real Chromium${chromiumAvailable
     expect(result.error).toBe('StoreClosedError');
   });
 
-  it("a read made while a write commits rides on the write's transaction (from another task: at its last write's answer); after an aborted commit it is asked again", async () => {
+  it("a read made while a write commits rides on the write's transaction (from another task: at its last write's answer), answered once the commit is done; after an aborted commit, or a failed ridden request, it is asked again", async () => {
     await reload();
     expect(await step('readWhileCommitting', 'ride-1')).toEqual({
       rode: { value: 2, committed: 'ok', modes: ['readwrite'] },
       aborted: { value: 2, committed: 'AbortError', modes: ['readwrite', 'readonly'] },
-      later: { order: ['read 1999', 'committed'], modes: ['readwrite'] },
+      later: { answer: { value: 1999, afterCommit: true }, modes: ['readwrite'] },
+      lateAbort: { seen: [1, 1], stored: [1, 1], outcome: 'committed' },
+      abortInRequest: { seen: [0, 0], stored: [0, 0], outcome: 'aborted' },
+      failingRide: { value: 'written', committed: 'ok' },
     });
+  });
+
+  it('a read asked of a closed store is refused even where a write still finishing its commit could take it', async () => {
+    await reload();
+    expect(await step('rideAfterClose', 'ride-2')).toEqual({ read: { error: 'StoreClosedError' }, committed: 'ok' });
   });
 
   it('a client keeps a start-up hint in localStorage; a stale or broken hint still starts from what is stored', async () => {

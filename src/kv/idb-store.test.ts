@@ -196,7 +196,7 @@ describe('IDBStore on fake-indexeddb', () => {
       await w.put('b', 3);
       const committed = w.commit();
       const r = await store.read();
-      // Asked of the committing transaction: after its writes, before it completes.
+      // Asked of the committing transaction, after its writes; answered once its commit is done.
       const [a, b] = await Promise.all([r.get('a'), r.get('b')]);
       expect([a, b]).toEqual([2, 3]);
       expect(transactions.mock.calls.map((c) => c[1])).toEqual(['readwrite']);
@@ -243,6 +243,138 @@ describe('IDBStore on fake-indexeddb', () => {
       transactions.mockRestore();
     }
     await store.close();
+  });
+
+  it('a reader that rode on a write sees only committed data when the commit aborts after its request was answered', async () => {
+    const factory = new IDBFactory();
+    const store = await openStore('db-ride-late-abort', { idbFactory: factory, logger: silent });
+    const setup = await store.write();
+    await setup.put('x', 0);
+    await setup.put('y', 0);
+    await setup.commit();
+
+    const made: IDBTransaction[] = [];
+    const transaction = IDBDatabase.prototype.transaction;
+    const transactions = vi.spyOn(IDBDatabase.prototype, 'transaction').mockImplementation(function (this: IDBDatabase, ...args) {
+      const tx = transaction.apply(this, args);
+      made.push(tx);
+      return tx;
+    });
+    try {
+      const w = await store.write();
+      await w.put('x', 1);
+      await w.put('y', 1);
+      const committed = w.commit().then(
+        () => 'committed',
+        () => 'aborted',
+      );
+      const r = await store.read();
+      const x = await r.get('x');
+      // The read's continuation: the write's commit fails now (a quota error, a forced close), if it has not ended.
+      let aborted = true;
+      try {
+        made[0]!.abort();
+      } catch {
+        aborted = false;
+      }
+      const y = await r.get('y');
+      r.release();
+      const outcome = await committed;
+      expect(outcome).toBe(aborted ? 'aborted' : 'committed');
+      const stored = await store.read();
+      const both = [await stored.get('x'), await stored.get('y')];
+      stored.release();
+      // All or nothing: the reader saw exactly what is stored, never the write's x beside the old y.
+      expect([x, y]).toEqual(both);
+      expect(both).toEqual(outcome === 'committed' ? [1, 1] : [0, 0]);
+    } finally {
+      transactions.mockRestore();
+    }
+    await store.close();
+  });
+
+  it('a ridden request answered before its write aborts is asked again: the reader sees none of the write', async () => {
+    const factory = new IDBFactory();
+    const store = await openStore('db-ride-abort-answered', { idbFactory: factory, logger: silent });
+    const setup = await store.write();
+    await setup.put('x', 0);
+    await setup.put('y', 0);
+    await setup.commit();
+
+    const get = IDBObjectStore.prototype.get;
+    // The write's commit fails right after the read's request in it succeeded (e.g. a quota error at commit).
+    const gets = vi.spyOn(IDBObjectStore.prototype, 'get').mockImplementation(function (this: IDBObjectStore, key) {
+      const request = get.call(this, key);
+      const tx = this.transaction;
+      if (tx.mode === 'readwrite') request.addEventListener('success', () => tx.abort());
+      return request;
+    });
+    const transactions = vi.spyOn(IDBDatabase.prototype, 'transaction');
+    try {
+      const w = await store.write();
+      await w.put('x', 1);
+      await w.put('y', 1);
+      const committed = w.commit();
+      committed.catch(() => {});
+      const r = await store.read();
+      const x = await r.get('x');
+      const y = await r.get('y');
+      r.release();
+      await expect(committed).rejects.toThrow();
+      expect([x, y]).toEqual([0, 0]);
+      // It rode on the write, then was asked again in a readonly transaction.
+      expect(transactions.mock.calls.map((c) => c[1])).toEqual(['readwrite', 'readonly']);
+    } finally {
+      gets.mockRestore();
+      transactions.mockRestore();
+    }
+    await store.close();
+  });
+
+  it("a ridden request that fails does not fail the write: it is asked again in a transaction of the read's own", async () => {
+    const factory = new IDBFactory();
+    const store = await openStore('db-ride-fails', { idbFactory: factory, logger: silent });
+    const get = IDBObjectStore.prototype.get;
+    // A request that fails in the write's transaction (a key it holds cannot be added again): an error a read may meet there.
+    const gets = vi.spyOn(IDBObjectStore.prototype, 'get').mockImplementation(function (this: IDBObjectStore, key) {
+      return this.transaction.mode === 'readwrite' && key === 'k' ? this.add('again', key) : get.call(this, key);
+    });
+    try {
+      const w = await store.write();
+      await w.put('k', 'written');
+      await w.put('other', 1);
+      const committed = w.commit();
+      const r = await store.read();
+      const value = r.get('k');
+      // Neither aborted nor told of the read's error (its transaction's error listeners would fail the commit).
+      await expect(committed).resolves.toBeUndefined();
+      expect(await value).toBe('written');
+      r.release();
+    } finally {
+      gets.mockRestore();
+    }
+    const r = await store.read();
+    expect([await r.get('k'), await r.get('other')]).toEqual(['written', 1]);
+    r.release();
+    await store.close();
+  });
+
+  it('a read asked after close() is refused, even where it could ride on a write still finishing its commit', async () => {
+    const factory = new IDBFactory();
+    const store = await openStore('db-ride-closed', { idbFactory: factory, logger: silent });
+    const w = await store.write();
+    await w.put('a', 1);
+    const committed = w.commit();
+    const r = await store.read();
+    await store.close();
+    await expect(r.get('a')).rejects.toBeInstanceOf(StoreClosedError);
+    // The write placed before close() still commits.
+    await committed;
+    const again = await openStore('db-ride-closed', { idbFactory: factory, logger: silent });
+    const check = await again.read();
+    expect(await check.get('a')).toBe(1);
+    check.release();
+    await again.close();
   });
 
   it('falls back to a MemoryStore with a warning when IndexedDB cannot be opened', async () => {

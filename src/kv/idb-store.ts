@@ -7,7 +7,9 @@
  * across tabs as long as the caller awaits only store calls in between; if the
  * transaction has auto-committed meanwhile a fresh one takes over. A read
  * made while a write commits places its first round of requests in that
- * write's transaction, behind its writes, instead of waiting for the commit.
+ * write's transaction, behind its writes, instead of waiting for the commit;
+ * its answer is held until that commit is done (a commit that aborts has the
+ * read asked again), so no reader sees what was never committed.
  *
  * A database closed or deleted under us (another tab's versionchange, the
  * browser terminating the connection, Safari's "connection is closing") turns
@@ -42,6 +44,8 @@ export class IDBStore implements KvStore {
   #committing: IDBTransaction | undefined;
   /** Reads waiting for the committing write's last answer (true: placed in it then; false: it failed). */
   #rides: ((active: boolean) => void)[] = [];
+  /** How the commits of the writes reads rode on end (true: complete, false: aborted). */
+  readonly #outcomes = new WeakMap<IDBTransaction, Promise<boolean>>();
   #closed = false;
   #closedReason: string | undefined;
 
@@ -86,6 +90,18 @@ export class IDBStore implements KvStore {
     last.addEventListener('success', end(true));
     last.addEventListener('error', end(false));
     tx.addEventListener('abort', end(false));
+    this.#outcomes.set(
+      tx,
+      new Promise((resolve) => {
+        tx.addEventListener('complete', () => resolve(true));
+        tx.addEventListener('abort', () => resolve(false));
+      }),
+    );
+  }
+
+  /** @internal Resolves when `tx` (a write a read rode on) ends: true when it committed, false when it aborted. */
+  committed(tx: IDBTransaction): Promise<boolean> {
+    return this.#outcomes.get(tx) ?? Promise.resolve(false);
   }
 
   /** @internal Whether a read may still place requests in `tx` (a committing write's). */
@@ -97,6 +113,11 @@ export class IDBStore implements KvStore {
   lastAnswer(tx: IDBTransaction): Promise<boolean> {
     if (this.#committing !== tx) return Promise.resolve(false);
     return new Promise((resolve) => this.#rides.push(resolve));
+  }
+
+  /** @internal Throws StoreClosedError once the store is closed. */
+  assertOpen(): void {
+    this.#assertOpen();
   }
 
   async write(): Promise<KvWrite> {
@@ -164,6 +185,22 @@ function isDomError(e: unknown, name: string): boolean {
 /** A transaction that auto-committed or finished while we still use it. */
 function isStaleTransaction(e: unknown): boolean {
   return isDomError(e, 'TransactionInactiveError') || isDomError(e, 'InvalidStateError');
+}
+
+/**
+ * A request placed in someone else's write: its failure must not abort that
+ * write (an error event not cancelled aborts its transaction) nor reach the
+ * write's error listeners; the read asks again elsewhere.
+ */
+function riddenRequest<T>(request: IDBRequest<T>): Promise<T> {
+  return new Promise((resolve, reject) => {
+    request.onsuccess = () => resolve(request.result);
+    request.onerror = (event) => {
+      event.preventDefault();
+      event.stopPropagation();
+      reject(request.error);
+    };
+  });
 }
 
 /** Reads resolve with plain structured-cloned values, so a bare promise is enough (and cheaper than a proxy). */
@@ -234,16 +271,28 @@ class IDBRead implements KvRead {
   }
 
   protected async request<T>(make: (os: IDBObjectStore) => IDBRequest<T>): Promise<T> {
-    const ridden = this.#borrowed ? await this.#ride(make) : undefined;
-    const request = ridden ?? this.withObjectStore((os) => make(os));
+    if (this.#borrowed) {
+      const tx = this.#tx!;
+      const ridden = await this.#ride(make);
+      if (ridden !== undefined) {
+        this.#used = true;
+        // Held until the write's commit ends: what it answered is only true if that commit is.
+        const answer = await riddenRequest(ridden).then(
+          (result) => this.store.committed(tx).then((committed) => (committed ? { result } : undefined)),
+          () => undefined,
+        );
+        if (answer !== undefined) return answer.result;
+        // The write we read through aborted, or this request failed in it: asked again in a transaction of our own.
+        this.assertOpen();
+        this.#stopRiding();
+      }
+    }
+    const request = this.withObjectStore((os) => make(os));
     this.#used = true;
     try {
       return await requestPromise(request);
     } catch (e) {
-      if (ridden === undefined || this.#released) throw this.store.mapError(e);
-      // The write we read through failed (its commit aborted): the read goes on in a transaction of its own.
-      this.#stopRiding();
-      return this.request(make);
+      throw this.store.mapError(e);
     }
   }
 
@@ -256,6 +305,8 @@ class IDBRead implements KvRead {
   async #ride<T>(make: (os: IDBObjectStore) => IDBRequest<T>): Promise<IDBRequest<T> | undefined> {
     const tx = this.#tx!;
     const place = () => {
+      // A closed store answers no new request, even in a transaction still finishing its commit.
+      this.store.assertOpen();
       try {
         return make(tx.objectStore(OBJECT_STORE));
       } catch (e) {
