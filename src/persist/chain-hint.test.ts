@@ -10,7 +10,8 @@ import { PersistentDagStore } from '../dag/store';
 import type { WriteTransaction } from '../db/transaction-types';
 import { IDBKvProvider } from '../kv/idb-provider';
 import { openClientStore } from './client-store';
-import { readGroupChain, type ChainHint, type HintedChain } from './group-chain';
+import { CHAIN_HINT_COMMITS_MAX, HINT_FIRST_READ_MAX, localStorageChainHint, readGroupChain, type ChainHint, type HintedChain } from './group-chain';
+import { MapStorage } from './chain-hint.testing';
 import { Tabs } from './testing/tabs';
 
 const DATA = 'hint-data';
@@ -64,7 +65,11 @@ function countJoinRounds(): { rounds(): number; readsAfter(): number } {
   return { rounds: () => events.filter((e, i) => e === 'ask' && events[i - 1] !== 'ask').length, readsAfter: () => readsAfter };
 }
 
-afterEach(() => vi.restoreAllMocks());
+afterEach(() => {
+  vi.restoreAllMocks();
+  vi.unstubAllGlobals();
+});
+
 
 /** A store of 3,000 keys (its root has more children than a join preloads) written by a tab that closed, on a fresh fake IndexedDB. */
 async function storedStore() {
@@ -171,5 +176,62 @@ describe('start-up hint', () => {
     expect(counting.rounds()).toBe(2);
     expect(b.joined.headHash).toBe(moved?.head);
     await b.close();
+  });
+
+  it("counts only the view's first read: chunks another reader of the same store reads meanwhile are not kept in the hint", async () => {
+    const tabs = await storedStore();
+    const hint = memoryHint(undefined);
+    const a = await openReader(tabs, 'a', hint);
+    const chain = await storedChain(tabs, a.clientGroupID);
+    // Another reader of the shared store (e.g. recovery, the sync) reads chunks before the view's first read ends.
+    const other = await a.perdag.withRead(async (r) => {
+      const head = await r.mustGetChunk(chain!.head);
+      await r.mustGetChunk(chain!.root);
+      return head.hash;
+    });
+    expect(await a.store.query((tx) => tx.get(key(2999)))).toMatchObject({ i: 2999 });
+    await a.firstRead;
+    const first = hint.saved.at(-1)?.first ?? [];
+    expect(first.length).toBeGreaterThan(0);
+    expect(first).not.toContain(other);
+    expect(first).not.toContain(chain!.root);
+    await a.close();
+  });
+});
+
+describe('start-up hint in localStorage', () => {
+  const chainOf = (commits: number) => {
+    const hashes = Array.from({ length: commits }, (_, i) => `c${i}`);
+    return { head: hashes.at(-1)!, commits: hashes, root: 'r' };
+  };
+
+  it('is none where localStorage is null (storage disabled) or missing', () => {
+    vi.stubGlobal('localStorage', null);
+    expect(localStorageChainHint('s')).toBeUndefined();
+    vi.stubGlobal('localStorage', undefined);
+    expect(localStorageChainHint('s')).toBeUndefined();
+  });
+
+  it(`is read back with at most ${CHAIN_HINT_COMMITS_MAX} commits and ${HINT_FIRST_READ_MAX} first-read nodes: a longer (forged, corrupt) list is left out`, () => {
+    const storage = new MapStorage();
+    vi.stubGlobal('localStorage', storage);
+    const first = (n: number) => Array.from({ length: n }, (_, i) => `n${i}`);
+    const stored = (value: unknown) => {
+      storage.setItem('roomsync-chain-hint/s', JSON.stringify(value));
+      return localStorageChainHint('s')?.chain;
+    };
+    expect(stored({ ...chainOf(CHAIN_HINT_COMMITS_MAX), first: first(HINT_FIRST_READ_MAX) })).toEqual({
+      ...chainOf(CHAIN_HINT_COMMITS_MAX),
+      first: first(HINT_FIRST_READ_MAX),
+    });
+    expect(stored({ ...chainOf(CHAIN_HINT_COMMITS_MAX + 1), first: first(1) })).toBeUndefined();
+    expect(stored({ ...chainOf(100_000) })).toBeUndefined();
+    expect(stored({ ...chainOf(2), first: first(HINT_FIRST_READ_MAX + 1) })).toEqual(chainOf(2));
+    // What a client saves is read back as it was.
+    const hint = localStorageChainHint('t')!;
+    hint.save({ ...chainOf(3), first: first(2) });
+    expect(localStorageChainHint('t')?.chain).toEqual({ ...chainOf(3), first: first(2) });
+    hint.save(chainOf(CHAIN_HINT_COMMITS_MAX + 1));
+    expect(storage.getItem('roomsync-chain-hint/t')).toBeNull();
   });
 });

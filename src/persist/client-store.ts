@@ -98,13 +98,19 @@ export async function openClientStore(o: ClientStoreOptions): Promise<ClientStor
   const createHash = newHashFactory(o.random);
   let memdag: LazyDagStore | undefined;
   // A chunk deleted from the shared store (e.g. an acknowledged chain dropped) leaves the view's cache too.
-  // The nodes the start and its first read ask of the shared store, for the next start's hint.
+  const onCollected = (hash: Hash) => memdag?.forgetPersisted(hash);
+  const perdag = new PersistentDagStore(o.dataKv, { createHash, onCollected });
+  // The nodes the view's first read asks of the shared store, for the next start's hint: the view reads
+  // through a store of its own over the same kv, so other readers (the sync, recovery) are not counted.
   let firstReadNodes: Hash[] | undefined = o.chainHint === undefined ? undefined : [];
-  const perdag = new PersistentDagStore(o.dataKv, {
-    createHash,
-    onCollected: (hash) => memdag?.forgetPersisted(hash),
-    onChunkRead: (hash) => void (firstReadNodes !== undefined && firstReadNodes.length < HINT_FIRST_READ_MAX && firstReadNodes.push(hash)),
-  });
+  const viewSource =
+    o.chainHint === undefined
+      ? perdag
+      : new PersistentDagStore(o.dataKv, {
+          createHash,
+          onCollected,
+          onChunkRead: (hash) => void (firstReadNodes !== undefined && firstReadNodes.length < HINT_FIRST_READ_MAX && firstReadNodes.push(hash)),
+        });
   // Read while the client joins: the logs hold what a closed or crashed tab left unstored.
   const logKvOpened = Promise.resolve(o.logKv);
   const logsRead = logKvOpened.then(readLogs);
@@ -144,7 +150,7 @@ export async function openClientStore(o: ClientStoreOptions): Promise<ClientStor
   let store: Store;
   try {
     try {
-      memdag = new LazyDagStore(perdag, {
+      memdag = new LazyDagStore(viewSource, {
         createHash,
         // Only the view needs storing; the merge head is TabSync's own scratch.
         onCommit: (heads) => {

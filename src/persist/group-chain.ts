@@ -82,35 +82,60 @@ export const HINT_FIRST_READ_MAX = 8;
 /** A chain with more commits is not kept as a hint (its reads would cost more than the round they save). */
 export const CHAIN_HINT_COMMITS_MAX = 32;
 
+const chainHintKey = (storeName: string) => `roomsync-chain-hint/${storeName}`;
+
+/** This origin's localStorage; undefined where there is none (a worker, Node) or it is blocked (null where storage is disabled, or a throwing getter). */
+function localStorageOrNone(): Storage | undefined {
+  try {
+    return (globalThis as { localStorage?: Storage | null }).localStorage ?? undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * A hint read back: a chain record's shape with at most CHAIN_HINT_COMMITS_MAX
+ * commits and at most HINT_FIRST_READ_MAX first-read nodes (a longer list is
+ * not one we wrote: the hint, or its nodes, are left out).
+ */
+function parseChainHint(value: unknown): HintedChain | undefined {
+  const chain = parseGroupChain(value);
+  if (chain === undefined || chain.commits.length > CHAIN_HINT_COMMITS_MAX) return undefined;
+  const first = (value as { first?: unknown }).first;
+  return Array.isArray(first) && first.length <= HINT_FIRST_READ_MAX && first.every((h) => typeof h === 'string') ? { ...chain, first: first as Hash[] } : chain;
+}
+
 /** The hint of the store `storeName` in this origin's localStorage; undefined where there is none (a worker, Node, storage blocked). */
 export function localStorageChainHint(storeName: string): ChainHint | undefined {
-  let storage: Storage | undefined;
+  const storage = localStorageOrNone();
+  if (storage === undefined) return undefined;
+  const key = chainHintKey(storeName);
   let chain: HintedChain | undefined;
-  const key = `roomsync-chain-hint/${storeName}`;
   try {
-    storage = (globalThis as { localStorage?: Storage }).localStorage;
-    const value = JSON.parse(storage?.getItem(key) ?? 'null') as { first?: unknown } | null;
-    const first = value?.first;
-    chain = parseGroupChain(value);
-    if (chain !== undefined && Array.isArray(first) && first.length <= HINT_FIRST_READ_MAX && first.every((h) => typeof h === 'string')) {
-      chain = { ...chain, first: first as Hash[] };
-    }
+    chain = parseChainHint(JSON.parse(storage.getItem(key) ?? 'null'));
   } catch {
     // Blocked (an opaque origin), or not a hint we wrote: none.
   }
-  if (storage === undefined) return undefined;
-  const store = storage;
   return {
     chain,
     save(next) {
       try {
-        if (next === undefined || next.commits.length > CHAIN_HINT_COMMITS_MAX) store.removeItem(key);
-        else store.setItem(key, JSON.stringify(next));
+        if (next === undefined || next.commits.length > CHAIN_HINT_COMMITS_MAX) storage.removeItem(key);
+        else storage.setItem(key, JSON.stringify(next));
       } catch {
         // Full or blocked: the next start reads the records first, as without a hint.
       }
     },
   };
+}
+
+/** Removes the hint of the store `storeName` (the store is deleted). */
+export function forgetChainHint(storeName: string): void {
+  try {
+    localStorageOrNone()?.removeItem(chainHintKey(storeName));
+  } catch {
+    // Blocked: there is no hint to remove.
+  }
 }
 
 /** Whether two chains name the same chunks. */

@@ -2,13 +2,14 @@
  * Old-database cleanup (SPEC.md §9): stores of an older format unused for
  * OLD_DB_CLEANUP_MAX_AGE_MS (30 days) and stores of the current format unused
  * for OLD_DB_CLEANUP_MAX_AGE_NO_PENDING_MS (14 days) are deleted with their
- * write-ahead log — never one that still holds a mutation the server has not
+ * write-ahead log and its start-up hint in localStorage — never one that still holds a mutation the server has not
  * acknowledged, and never the store in use. The code that looks into a store
  * for such mutations (other-stores.ts) is loaded only when a store is old
  * enough.
  */
 import { OLD_DB_CLEANUP_MAX_AGE_MS, OLD_DB_CLEANUP_MAX_AGE_NO_PENDING_MS } from '../../protocol/constants';
 import type { KvProvider } from '../kv/provider';
+import { forgetChainHint } from './group-chain';
 import { storeKit } from './store-kit';
 import { STORE_FORMAT_VERSION } from './store-names';
 import type { StoreRegistry } from './store-registry';
@@ -40,6 +41,8 @@ export async function cleanupOldStores(
       continue;
     }
     await registry.drop(entry);
+    // Its start-up hint (see ChainHint) names chunks of a store that is gone.
+    forgetChainHint(entry.dataName);
     result.deleted.push(entry.dataName);
   }
   return result;
