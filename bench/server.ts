@@ -18,6 +18,7 @@ import { performance } from 'node:perf_hooks';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
+import pg from 'pg';
 import { WebSocket } from 'ws';
 import { buildConnectURL } from '../src/protocol';
 import { startPostgres, type PostgresServer } from '../server/test-support/postgres-server';
@@ -40,6 +41,11 @@ const CONNECT_BATCH = 100;
 const CLOCK_TICKS_PER_SECOND = 100;
 /** PostgreSQL settings for the storage rows, e.g. BENCH_PG_SETTINGS="synchronous_commit=off" to see what the WAL flush costs. */
 const PG_SETTINGS = Object.fromEntries((process.env.BENCH_PG_SETTINGS ?? '').split(' ').filter((s) => s.includes('=')).map((s) => s.split('=', 2) as [string, string]));
+/**
+ * BENCH_PG_WAITS=1: with BENCH_SERVER_ROWS=hot, samples the nodes' PostgreSQL sessions while the 3-node hot room runs and
+ * prints where they are (waiting for the room's lock, holding it while their node works, flushing the WAL), per batch.
+ */
+const PG_WAITS = process.env.BENCH_PG_WAITS === '1';
 /** Clients of the hot room in the storage rows: few, so batches stay small and their rate shows what one room can take. */
 const HOT_ROOM_CLIENTS = 4;
 /** BENCH_SERVER_ROWS=storage: only the SQLite-vs-PostgreSQL rows; =hot: only their hot-room rows, 1 and 3 nodes (quick A/B runs). */
@@ -527,6 +533,37 @@ const cpuPerMutation = (f: LoadFigures) => `${fixed(perMutation(f), 0)} µs`;
 const cpuBound = (f: LoadFigures) =>
   `${fixed(f.totalCpu, 0)}% of ${CORES * 100}% (machine ${fixed(f.machineCpu, 0)}%)${f.machineCpu >= CORES * 100 * 0.9 ? ', cores-bound' : ''}`;
 
+/**
+ * Samples the roomsync sessions of PostgreSQL (state, wait event, statement) from its own connection until the
+ * answer's function is called, which answers each kind's mean number of sessions in it, most first. The
+ * sampler's own queries cost PostgreSQL some CPU: use it to see where a batch's time goes, not for the figures.
+ */
+async function sampleSessions(url: string): Promise<() => Promise<[string, number][]>> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  const seen = new Map<string, number>();
+  let samples = 0;
+  let stopped = false;
+  const sampling = (async () => {
+    while (!stopped) {
+      const { rows } = await client.query<{ state: string; wait: string | null; statement: string }>(
+        "SELECT state, wait_event_type || ':' || wait_event AS wait, left(regexp_replace(query, '\\s+', ' ', 'g'), 40) AS statement FROM pg_stat_activity WHERE application_name LIKE 'roomsync %' AND state <> 'idle'",
+      );
+      samples++;
+      for (const r of rows) {
+        const kind = `${r.state} | ${r.wait ?? 'running'} | ${r.statement}`;
+        seen.set(kind, (seen.get(kind) ?? 0) + 1);
+      }
+    }
+  })();
+  return async () => {
+    stopped = true;
+    await sampling;
+    await client.end();
+    return [...seen].map(([kind, n]): [string, number] => [kind, n / Math.max(1, samples)]).sort((a, b) => b[1] - a[1]);
+  };
+}
+
 /** Every server the storage rows started: those a load does not use still run (polls, notifications), and count. */
 const servers: Child[] = [];
 
@@ -583,6 +620,13 @@ async function runStorageRows(dataDir: string, echoP50: number): Promise<void> {
         [`1 hot room × ${HOT_ROOM_CLIENTS} clients, PostgreSQL, 3 nodes`, await measuredLoad([a, b, c], postgres.pid(), () => sustained([a.url, b.url, c.url], 1, HOT_ROOM_CLIENTS))],
       ];
       printTable(`server: sustained hot room, ${SUSTAIN_MS / 1000} s, ${IN_FLIGHT_PER_CLIENT} in flight per client`, ['load', 'mutations/s', 'batches/s', 'commits/s', 'CPU/mutation', 'CPU used', 'CPU (% of one core per process; a node: main thread + other threads)'], hot.map(([name, f]) => [name, fixed(f.mutations, 0), fixed(f.batches, 0), fixed(f.commits, 0), cpuPerMutation(f), cpuBound(f), f.cpu]));
+      if (PG_WAITS) {
+        const answer = await sampleSessions(databaseURL);
+        const f = await measuredLoad([a, b, c], postgres.pid(), () => sustained([a.url, b.url, c.url], 1, HOT_ROOM_CLIENTS));
+        const kinds = (await answer()).slice(0, 12);
+        // Sessions in a kind on average ÷ batches/s = its time per batch (the lock's holder is one session at a time).
+        printTable(`PostgreSQL sessions during the 3-node hot room (sampled; ${fixed(f.batches, 0)} batches/s with the sampler on)`, ['state | wait | statement', 'sessions', 'ms per batch'], kinds.map(([kind, n]) => [kind, fixed(n, 3), fixed((1000 * n) / f.batches, 2)]));
+      }
       return;
     }
     if (ONLY_CLUSTER_ROWS) {
