@@ -12,6 +12,7 @@ const BENCHES: Record<string, () => Promise<() => Promise<void>>> = {
   browser: async () => (await import('./browser/run')).runBrowserBench,
   startup: async () => (await import('./browser/startup')).runStartupTrace,
   backlog: async () => (await import('./backlog')).runBacklogBench,
+  tabs: async () => (await import('./tabs')).runTabsBench,
 };
 
 const requested = process.argv.slice(2).filter((arg) => !arg.startsWith('-'));

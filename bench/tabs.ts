@@ -115,3 +115,66 @@ export async function oursRefresh(n: number): Promise<number> {
   }
   return median(times);
 }
+
+/**
+ * Ours only: tab A stores a backlog of `n` offline mutations, tab B takes it in
+ * and moves the group head (one mutation), then A's next sync merges B's head:
+ * the chunks that sync reads from the shared store (A's stored commits need
+ * none: it knows them) and its ms; median of ROUNDS.
+ */
+export async function oursBacklogMerge(n: number): Promise<{ readonly reads: number; readonly ms: number }> {
+  const { Tabs } = await import('../src/persist/testing/tabs');
+  const { MemoryKvProvider } = await import('../src/kv/memory-provider');
+  let chunkReads = 0;
+  const counted = <T extends { get(key: string): Promise<unknown> }>(r: T): T => {
+    const get = r.get.bind(r);
+    r.get = ((key: string) => {
+      if (key.startsWith('c/') && key.endsWith('/d')) chunkReads++;
+      return get(key);
+    }) as T['get'];
+    return r;
+  };
+  class CountingProvider extends MemoryKvProvider {
+    override async open(name: string) {
+      const store = await super.open(name);
+      const [read, write] = [store.read.bind(store), store.write.bind(store)];
+      store.read = async () => counted(await read());
+      store.write = async () => counted(await write());
+      return store;
+    }
+  }
+  const reads: number[] = [];
+  const times: number[] = [];
+  for (let round = 0; round < ROUNDS; round++) {
+    const tabs = new Tabs({ frozen: true, provider: new CountingProvider(`backlog-merge-${++names}-${Math.floor(Math.random() * 1e9)}`) });
+    const a = await tabs.open();
+    for (let i = 0; i < n; i++) await a.client.store.mutate('increment', { key: 'n' });
+    await a.client.sync();
+    const b = await tabs.open();
+    await b.client.store.mutate('put', { key: 'b', value: round });
+    await b.client.sync();
+    await a.client.store.mutate('increment', { key: 'n' });
+    const before = chunkReads;
+    const start = performance.now();
+    if ((await a.client.sync()) !== 'synced') throw new Error('backlog merge: the sync did not end');
+    times.push(performance.now() - start);
+    reads.push(chunkReads - before);
+    if ((await a.client.store.query((tx) => tx.get('n'))) !== n + 1) throw new Error('backlog merge: tab A lost a mutation');
+    await tabs.closeAll();
+  }
+  return { reads: median(reads), ms: median(times) };
+}
+
+/** `npm run bench -- tabs`: ours only, the tab figures of the store bench's (h) rows and the merge after a stored backlog. */
+export async function runTabsBench(): Promise<void> {
+  const fixed = (x: number, digits = 1) => x.toFixed(digits);
+  console.log(`tabs: mutation in tab A → onData in tab B: ${fixed(await tabToTab('ours', 1))} ms`);
+  console.log(`tabs: 1,000 × 1 KB changed in tab A → all in tab B: ${fixed(await tabToTab('ours', 1_000))} ms`);
+  console.log(`tabs: the refresh in tab B after tab A stored 1,000 × 1 KB changed keys: ${fixed(await oursRefresh(1_000), 2)} ms`);
+  for (const n of (process.env.BENCH_TABS_BACKLOG ?? '10000').split(',').map(Number)) {
+    const { reads, ms } = await oursBacklogMerge(n);
+    console.log(`tabs: A's merge of a group head B moved after A stored ${n.toLocaleString('en')} offline mutations: ${reads} chunk reads, ${fixed(ms)} ms`);
+  }
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) await runTabsBench();

@@ -230,9 +230,11 @@ export class LazyDagStore implements DagStore {
   /**
    * Gathers the chunks reachable from `root` into memory, breadth first, until
    * about `maxBytes` of them are there (loading the persisted ones not cached
-   * yet); returns the bytes gathered.
+   * yet); returns the bytes gathered. A chunk that is not in memory and that
+   * `skip` picks is neither loaded nor walked past (e.g. a tab's own stored
+   * commits below another tab's head: the tab knows them already).
    */
-  async prefetch(root: Hash, maxBytes: number): Promise<number> {
+  async prefetch(root: Hash, maxBytes: number, skip?: (hash: Hash) => boolean): Promise<number> {
     this.#assertOpen();
     const read = await this.#persistent.read();
     let gathered = 0;
@@ -245,6 +247,7 @@ export class LazyDagStore implements DagStore {
           if (gathered >= maxBytes) break;
           let chunk = this.memoryChunk(hash);
           if (chunk === undefined) {
+            if (skip?.(hash) === true) continue;
             chunk = await read.getChunk(hash);
             if (chunk === undefined) continue;
             this.cacheLoaded(chunk);

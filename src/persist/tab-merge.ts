@@ -34,10 +34,13 @@ export async function protectGroupHead(kit: TabMergeKit, o: TabSyncOptions): Pro
 /** Merges the group head `head` (protected) into the view. */
 export async function refresh(kit: TabMergeKit, o: TabSyncOptions, head: Hash, gatherBytes: number): Promise<void> {
   const { db, memdag } = o;
-  await memdag.prefetch(head, gatherBytes);
+  // Not this view's own commits below its head: it knows them (db.headChain), and a long stored backlog is one read each.
+  let own: Set<Hash> | undefined;
+  await memdag.prefetch(head, gatherBytes, (hash) => (own ??= new Set(db.headLocals().hashes)).has(hash));
   await db.syncLock.run(() =>
     db.transformHead(async (dag, ours) => {
-      const theirs = await kit.readChainOf(dag, await kit.readCommit(dag, head));
+      // Another tab's head builds on this tab's stored commits: read down to them only.
+      const theirs = await kit.readChainKnowing(dag, await kit.readCommit(dag, head), () => [ours]);
       const plan = kit.planMerge(ours, theirs, o.keepOwnSnapshot());
       if (kit.isNoOp(plan, ours, theirs)) return plan.base === 'ours' ? undefined : theirs.head;
       return kit.applyMergePlan(dag, plan, ours, theirs, (name) => db.mutatorFor(name), db.ctx);
@@ -53,12 +56,13 @@ export async function refresh(kit: TabMergeKit, o: TabSyncOptions, head: Hash, g
 export async function mergeWithGroup(kit: TabMergeKit, o: TabSyncOptions, view: Hash, group: Hash): Promise<'ours' | 'theirs' | Chain> {
   const { db } = o;
   return o.memdag.withWrite(async (dag) => {
-    const ours = await kit.readChainOf(dag, await kit.readCommit(dag, view));
-    const theirs = await kit.readChainOf(dag, await kit.readCommit(dag, group));
+    // The view's chain from the database's lists (no read of its stored commits), the others read down to them only.
+    const ours = db.headCommit.hash === view ? db.headChain(dag.peekChunk?.bind(dag)) : await kit.readChainOf(dag, await kit.readCommit(dag, view));
+    const theirs = await kit.readChainKnowing(dag, await kit.readCommit(dag, group), () => [ours]);
     const plan = kit.planMerge(ours, theirs);
     if (kit.isNoOp(plan, ours, theirs)) return plan.base;
     const merged = await kit.applyMergePlan(dag, plan, ours, theirs, (name) => db.mutatorFor(name), db.ctx);
-    const chain = await kit.readChainOf(dag, merged);
+    const chain = await kit.readChainKnowing(dag, merged, () => [ours, theirs]);
     await dag.setHead(MERGE_HEAD, merged.hash);
     await dag.commit();
     return chain;

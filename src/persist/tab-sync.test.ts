@@ -3,7 +3,7 @@ import { PersistentDagStore } from '../dag/store';
 import { MemoryKvProvider } from '../kv/memory-provider';
 import type { KvProvider } from '../kv/provider';
 import type { DagRead, Hash } from '../dag/types';
-import type { KvStore } from '../kv/types';
+import type { KvRead, KvStore } from '../kv/types';
 import { readClient, readGroup } from './records';
 import { Tabs, valueOf, type Tab } from './testing/tabs';
 
@@ -36,13 +36,25 @@ async function reachable(read: DagRead, root: Hash): Promise<Set<Hash>> {
 /** Memory stores whose writes to the shared store ('data', not the log) are counted. */
 class CountingProvider extends MemoryKvProvider {
   writes = 0;
+  /** Chunks read from the shared store (their data, in reads and writes). */
+  chunkReads = 0;
   override async open(name: string): Promise<KvStore> {
     const store = await super.open(name);
     if (name !== 'data') return store;
+    const countReads = <T extends KvRead>(r: T): T => {
+      const get = r.get.bind(r);
+      r.get = (key: string) => {
+        if (key.startsWith('c/') && key.endsWith('/d')) this.chunkReads++;
+        return get(key);
+      };
+      return r;
+    };
+    const read = store.read.bind(store);
+    store.read = async () => countReads(await read());
     const write = store.write.bind(store);
-    store.write = () => {
+    store.write = async () => {
       this.writes++;
-      return write();
+      return countReads(await write());
     };
     return store;
   }
@@ -143,6 +155,32 @@ describe('tabs of one client group', () => {
       for (const hash of below) expect((await r.mustGetChunk(hash)).data).toMatchObject({ type: 'local' });
     });
     expect(await valueOf(await tabs.open(), 'n')).toBe(10);
+  });
+
+  it('after a long stored backlog, a sync that merges a group head another tab moved reads none of the stored commits back', async () => {
+    const provider = new CountingProvider(`backlog-merge-${Math.random()}`);
+    tabs = new Tabs({ frozen: true, provider, storeSliceCommits: 100 });
+    const a = await tabs.open();
+    const backlog = Number(process.env.TAB_SYNC_BACKLOG ?? 1_000);
+    for (let i = 0; i < backlog; i++) await a.client.store.mutate('increment', { key: 'n' });
+    expect(await a.client.sync()).toBe('synced');
+    // Another tab takes the backlog in, adds a mutation and moves the group head.
+    const b = await tabs.open();
+    await b.client.store.mutate('put', { key: 'b', value: 1 });
+    expect(await b.client.sync()).toBe('synced');
+    await a.client.store.mutate('increment', { key: 'n' });
+    const before = provider.chunkReads;
+    expect(await a.client.sync()).toBe('synced');
+    const reads = provider.chunkReads - before;
+    if (process.env.TAB_SYNC_BACKLOG !== undefined) console.log(`backlog ${backlog}: ${reads} chunk reads in the merging sync`);
+    // Before, ours was read back a commit at a time (twice), one read per stored commit.
+    expect(reads).toBeLessThan(50);
+    expect(await valueOf(a, 'n')).toBe(backlog + 1);
+    expect(await valueOf(a, 'b')).toBe(1);
+    expect(pendingOf(a)).toHaveLength(backlog + 2);
+    const c = await tabs.open();
+    expect(await valueOf(c, 'n')).toBe(backlog + 1);
+    expect(pendingOf(c)).toEqual(pendingOf(a));
   });
 
   it('slices stopped midway leave a consistent store; a later store takes them in, even after the refresh head let go of them', async () => {

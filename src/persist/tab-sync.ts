@@ -27,7 +27,7 @@ import type { LazyDagStore } from '../dag/lazy-store';
 import type { PersistentDagStore, PersistentDagWrite } from '../dag/store';
 import { readCommit, type CommitData, type SnapshotCommitData } from '../db/commit';
 import { compareCookies } from '../db/cookie-order';
-import type { Database } from '../db/database';
+import { readChainKnowing, type Database } from '../db/database';
 import { applyMergePlan, isNoOp, planMerge, readChainOf, type Chain } from '../db/merge-chains';
 import { lazyChunk } from '../lazy-chunk';
 import { writeGroupChain } from './group-chain';
@@ -37,7 +37,7 @@ import { readClient, readGroup, writeClient, writeGroup, type ClientGroupRecord 
 const MAX_SYNC_ATTEMPTS = 5;
 
 /** What tab-merge.ts (loaded only when needed) uses of the start-up code, handed to it rather than imported. */
-const tabMergeKit = { readCommit, readChainOf, planMerge, isNoOp, applyMergePlan, readClient, readGroup, writeClient } as const;
+const tabMergeKit = { readCommit, readChainOf, readChainKnowing, planMerge, isNoOp, applyMergePlan, readClient, readGroup, writeClient } as const;
 export type TabMergeKit = typeof tabMergeKit;
 
 /** The multi-tab and long-chain paths of a sync (tab-merge.ts), loaded the first time one runs (a failed load is tried again at the next sync that needs it). */
@@ -342,7 +342,9 @@ export class TabSync {
   }
 
   async #describe(hash: Hash): Promise<HeadInfo> {
-    const chain = await this.#o.memdag.withRead(async (dag) => readChainOf(dag, await readCommit(dag, hash)));
+    // Read down to the view's own commits only (its stored ones are not read back: a long backlog is one read each).
+    const { db, memdag } = this.#o;
+    const chain = await memdag.withRead(async (dag) => readChainKnowing(dag, await readCommit(dag, hash), () => [db.headChain((h) => dag.peekChunk?.(h))]));
     return describeChain(chain);
   }
 }
