@@ -1,17 +1,15 @@
 import type { ReadonlyJSONValue } from '../../protocol/json';
 import type { DiffOp } from '../btree/types';
-import type { Chunk, DagStore, DagWrite, Hash } from '../dag/types';
+import type { DagStore, DagWrite, Hash } from '../dag/types';
 import type { PendingMutation } from '../sync/server-update';
 import { toDiff, type ChangeMap } from './change-set';
 import {
   letGoOfTrees,
   MAIN_HEAD,
   newCommitChunk,
-  isLocal,
   readChain,
   readCommit,
   readHeadCommit,
-  UNKEPT_TREE,
   type Commit,
   type LocalCommitData,
   type SnapshotCommitData,
@@ -234,45 +232,6 @@ export class Database {
     return { hashes: this.localHashes, mutations: this.localMutations };
   }
 
-  /**
-   * The head's chain without a read of the store: the head and the snapshot
-   * as they are, each local commit below the head as `peek` finds it in
-   * memory (dag.peekChunk), else described from the lists this database
-   * keeps (headLocals) as stored: without its trees (UNKEPT_TREE; a merge
-   * replays such a commit rather than build on it). Read it at once.
-   */
-  headChain(peek?: (hash: Hash) => Chunk | undefined): Chain {
-    const head = this.head;
-    const hashes = this.localHashes;
-    const mutations = this.localMutations;
-    const locals: Commit<LocalCommitData>[] = [];
-    const last = hashes.length - 1;
-    for (let i = 0; i < last; i++) {
-      const hash = hashes[i]!;
-      const chunk = peek?.(hash);
-      if (chunk !== undefined) {
-        locals.push(chunk as unknown as Commit<LocalCommitData>);
-        continue;
-      }
-      const m = mutations[i]!;
-      const data: LocalCommitData = {
-        type: 'local',
-        basisHash: i === 0 ? this.snapshot.hash : hashes[i - 1]!,
-        mutationID: m.id,
-        mutatorName: m.name,
-        mutatorArgs: m.args,
-        timestamp: m.timestamp,
-        clientID: m.clientID,
-        originalHash: null,
-        valueHash: UNKEPT_TREE,
-        indexes: [],
-      };
-      locals.push({ hash, data });
-    }
-    if (last >= 0) locals.push(head as Commit<LocalCommitData>);
-    return { head, snapshot: this.snapshot, locals };
-  }
-
   /** Keys written by a local commit, if it was made in this session. */
   keysWrittenBy(hash: Hash): readonly string[] | undefined {
     const keys = this.writtenKeys.get(hash);
@@ -430,19 +389,25 @@ export class Database {
   /**
    * Under the lock, asks `next` for a new head built in the dag from the
    * current chain (e.g. merged with another tab's), moves there and tells
-   * watchers and subscriptions what changed. `next` answers undefined to stay.
+   * watchers and subscriptions what changed. `next` answers undefined to stay,
+   * or the new head, or its chain (then the chain is not read again).
+   * `currentOf`: the current chain, if the caller knows it without reading
+   * the dag (the commits below the head may be stored only: a read each).
    * Resolves to whether the head moved.
    */
-  async transformHead(next: (dag: DagWrite, current: Chain) => Promise<Commit | undefined>): Promise<boolean> {
+  async transformHead(
+    next: (dag: DagWrite, current: Chain) => Promise<Commit | Chain | undefined>,
+    currentOf?: (dag: DagWrite) => Chain,
+  ): Promise<boolean> {
     const change = await this.lock.run(async () => {
       this.checkOpen();
       const dag = await this.dag.write();
       try {
-        // The chain from the database's own lists: no read of the stored commits below the head (a long backlog is one read each).
-        const current = this.headChain(dag.peekChunk?.bind(dag));
-        const head = await next(dag, current);
+        const current: Chain = currentOf?.(dag) ?? { head: this.head, snapshot: this.snapshot, locals: (await readChain(dag, this.head)).locals };
+        const result = await next(dag, current);
+        const head = result === undefined || !('locals' in result) ? result : result.head;
         if (head === undefined || head.hash === this.head.hash) return undefined;
-        const { snapshot, locals } = await readChainKnowing(dag, head, () => [current]);
+        const { snapshot, locals } = result !== undefined && 'locals' in result ? result : await readChain(dag, head);
         const diff = await diffCommits(dag, this.head.data, head.data, 'all', this.ctx);
         await dag.setHead(this.headName, head.hash);
         letGoOfTrees(dag, locals.slice(0, -1));
@@ -547,42 +512,4 @@ export class Database {
 function toPending(c: Commit<LocalCommitData>): PendingMutation {
   const d = c.data;
   return { id: d.mutationID, clientID: d.clientID, name: d.mutatorName, args: d.mutatorArgs, timestamp: d.timestamp };
-}
-
-/**
- * The chain of `head`, read from the dag only down to a commit of one of the
- * `known` chains (whose chain below it is that chain's): a merge with another
- * tab's head, which builds on this tab's stored commits, reads none of them
- * back. Commits at hand are read without a promise each; `known` is asked
- * for (once) and its commits looked up by hash only before a read of the store.
- */
-export async function readChainKnowing(dag: DagRead, head: Commit, known: () => readonly Chain[]): Promise<Chain> {
-  const above: Commit<LocalCommitData>[] = [];
-  let where: Map<Hash, { readonly chain: Chain; readonly at: number }> | undefined;
-  let c = head;
-  while (isLocal(c)) {
-    above.push(c);
-    const basisHash = c.data.basisHash;
-    const basis = dag.peekChunk?.(basisHash);
-    if (basis !== undefined) {
-      c = basis as unknown as Commit;
-      continue;
-    }
-    if (where === undefined) {
-      where = new Map();
-      for (const chain of known()) {
-        where.set(chain.snapshot.hash, { chain, at: -1 });
-        for (let at = 0; at < chain.locals.length; at++) where.set(chain.locals[at]!.hash, { chain, at });
-      }
-    }
-    const found = where.get(basisHash);
-    if (found !== undefined) {
-      const locals = found.chain.locals.slice(0, found.at + 1);
-      for (let i = above.length - 1; i >= 0; i--) locals.push(above[i]!);
-      return { head, snapshot: found.chain.snapshot, locals };
-    }
-    c = await readCommit(dag, basisHash);
-  }
-  above.reverse();
-  return { head, snapshot: c as Commit<SnapshotCommitData>, locals: above };
 }

@@ -9,8 +9,9 @@
  * import, so that no start-up code moves into a chunk shared with this one
  * (store-kit.ts says why that costs more than it saves).
  */
-import type { Chunk, Hash } from '../dag/types';
-import type { CommitData } from '../db/commit';
+import type { Chunk, DagRead, Hash } from '../dag/types';
+import type { Commit, CommitData, LocalCommitData, SnapshotCommitData } from '../db/commit';
+import type { Database } from '../db/database';
 import type { Chain } from '../db/merge-chains';
 import type { TabMergeKit, TabSyncOptions } from './tab-sync';
 
@@ -34,17 +35,21 @@ export async function protectGroupHead(kit: TabMergeKit, o: TabSyncOptions): Pro
 /** Merges the group head `head` (protected) into the view. */
 export async function refresh(kit: TabMergeKit, o: TabSyncOptions, head: Hash, gatherBytes: number): Promise<void> {
   const { db, memdag } = o;
-  // Not this view's own commits below its head: it knows them (db.headChain), and a long stored backlog is one read each.
+  // Not this view's own commits below its head: it knows them (viewChain), and a long stored backlog is one read each.
   let own: Set<Hash> | undefined;
   await memdag.prefetch(head, gatherBytes, (hash) => (own ??= new Set(db.headLocals().hashes)).has(hash));
   await db.syncLock.run(() =>
-    db.transformHead(async (dag, ours) => {
-      // Another tab's head builds on this tab's stored commits: read down to them only.
-      const theirs = await kit.readChainKnowing(dag, await kit.readCommit(dag, head), () => [ours]);
-      const plan = kit.planMerge(ours, theirs, o.keepOwnSnapshot());
-      if (kit.isNoOp(plan, ours, theirs)) return plan.base === 'ours' ? undefined : theirs.head;
-      return kit.applyMergePlan(dag, plan, ours, theirs, (name) => db.mutatorFor(name), db.ctx);
-    }),
+    db.transformHead(
+      async (dag, ours) => {
+        // Another tab's head builds on this tab's stored commits: read down to them only.
+        const theirs = await readChainKnowing(kit, dag, await kit.readCommit(dag, head), () => [ours]);
+        const plan = kit.planMerge(ours, theirs, o.keepOwnSnapshot());
+        if (kit.isNoOp(plan, ours, theirs)) return plan.base === 'ours' ? undefined : theirs;
+        const merged = await kit.applyMergePlan(dag, plan, ours, theirs, (name) => db.mutatorFor(name), db.ctx);
+        return readChainKnowing(kit, dag, merged, () => [ours, theirs]);
+      },
+      (dag) => viewChain(kit, db, dag),
+    ),
   );
 }
 
@@ -57,16 +62,95 @@ export async function mergeWithGroup(kit: TabMergeKit, o: TabSyncOptions, view: 
   const { db } = o;
   return o.memdag.withWrite(async (dag) => {
     // The view's chain from the database's lists (no read of its stored commits), the others read down to them only.
-    const ours = db.headCommit.hash === view ? db.headChain(dag.peekChunk?.bind(dag)) : await kit.readChainOf(dag, await kit.readCommit(dag, view));
-    const theirs = await kit.readChainKnowing(dag, await kit.readCommit(dag, group), () => [ours]);
+    const ours = db.headCommit.hash === view ? viewChain(kit, db, dag) : await kit.readChainOf(dag, await kit.readCommit(dag, view));
+    const theirs = await readChainKnowing(kit, dag, await kit.readCommit(dag, group), () => [ours]);
     const plan = kit.planMerge(ours, theirs);
     if (kit.isNoOp(plan, ours, theirs)) return plan.base;
     const merged = await kit.applyMergePlan(dag, plan, ours, theirs, (name) => db.mutatorFor(name), db.ctx);
-    const chain = await kit.readChainKnowing(dag, merged, () => [ours, theirs]);
+    const chain = await readChainKnowing(kit, dag, merged, () => [ours, theirs]);
     await dag.setHead(MERGE_HEAD, merged.hash);
     await dag.commit();
     return chain;
   });
+}
+
+/**
+ * The view's chain without a read of the store: its head and snapshot as
+ * they are, each local commit below the head as found in memory, else
+ * described from the database's lists (headLocals) as stored: without its
+ * trees (UNKEPT_TREE; a merge replays such a commit rather than build on it).
+ * After a store, those commits leave memory (TabSync's persisted), and a
+ * read of each, one after the other, was most of a merge after a long backlog.
+ */
+export function viewChain(kit: TabMergeKit, db: Database, dag: DagRead): Chain {
+  const head = db.headCommit;
+  const snapshot = db.snapshotCommit;
+  const { hashes, mutations } = db.headLocals();
+  const locals: Commit<LocalCommitData>[] = [];
+  const last = hashes.length - 1;
+  for (let i = 0; i < last; i++) {
+    const hash = hashes[i]!;
+    const chunk = dag.peekChunk?.(hash);
+    if (chunk !== undefined) {
+      locals.push(chunk as unknown as Commit<LocalCommitData>);
+      continue;
+    }
+    const m = mutations[i]!;
+    const data: LocalCommitData = {
+      type: 'local',
+      basisHash: i === 0 ? snapshot.hash : hashes[i - 1]!,
+      mutationID: m.id,
+      mutatorName: m.name,
+      mutatorArgs: m.args,
+      timestamp: m.timestamp,
+      clientID: m.clientID,
+      originalHash: null,
+      valueHash: kit.UNKEPT_TREE,
+      indexes: [],
+    };
+    locals.push({ hash, data });
+  }
+  if (last >= 0) locals.push(head as Commit<LocalCommitData>);
+  return { head, snapshot, locals };
+}
+
+/**
+ * The chain of `head`, read from the dag only down to a commit of one of the
+ * `known` chains (whose chain below it is that chain's): another tab's head,
+ * which builds on this tab's stored commits, reads none of them back.
+ * Commits at hand are read without a promise each; `known` is asked for
+ * (once) and its commits looked up by hash only before a read of the store.
+ */
+export async function readChainKnowing(kit: TabMergeKit, dag: DagRead, head: Commit, known: () => readonly Chain[]): Promise<Chain> {
+  const above: Commit<LocalCommitData>[] = [];
+  let where: Map<Hash, { readonly chain: Chain; readonly at: number }> | undefined;
+  let c = head;
+  while (c.data.type === 'local') {
+    const local = c as Commit<LocalCommitData>;
+    above.push(local);
+    const basisHash = local.data.basisHash;
+    const basis = dag.peekChunk?.(basisHash);
+    if (basis !== undefined) {
+      c = basis as unknown as Commit;
+      continue;
+    }
+    if (where === undefined) {
+      where = new Map();
+      for (const chain of known()) {
+        where.set(chain.snapshot.hash, { chain, at: -1 });
+        for (let at = 0; at < chain.locals.length; at++) where.set(chain.locals[at]!.hash, { chain, at });
+      }
+    }
+    const found = where.get(basisHash);
+    if (found !== undefined) {
+      const locals = found.chain.locals.slice(0, found.at + 1);
+      for (let i = above.length - 1; i >= 0; i--) locals.push(above[i]!);
+      return { head, snapshot: found.chain.snapshot, locals };
+    }
+    c = await kit.readCommit(dag, basisHash);
+  }
+  above.reverse();
+  return { head, snapshot: c as Commit<SnapshotCommitData>, locals: above };
 }
 
 export async function dropMergeHead(o: TabSyncOptions): Promise<void> {

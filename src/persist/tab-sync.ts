@@ -25,9 +25,9 @@ import { REFRESH_MAX_GATHER_BYTES } from '../../protocol/constants';
 import type { Chunk, Hash } from '../dag/types';
 import type { LazyDagStore } from '../dag/lazy-store';
 import type { PersistentDagStore, PersistentDagWrite } from '../dag/store';
-import { readCommit, type CommitData, type SnapshotCommitData } from '../db/commit';
+import { readCommit, UNKEPT_TREE, type CommitData, type SnapshotCommitData } from '../db/commit';
 import { compareCookies } from '../db/cookie-order';
-import { readChainKnowing, type Database } from '../db/database';
+import type { Database } from '../db/database';
 import { applyMergePlan, isNoOp, planMerge, readChainOf, type Chain } from '../db/merge-chains';
 import { lazyChunk } from '../lazy-chunk';
 import { writeGroupChain } from './group-chain';
@@ -37,7 +37,7 @@ import { readClient, readGroup, writeClient, writeGroup, type ClientGroupRecord 
 const MAX_SYNC_ATTEMPTS = 5;
 
 /** What tab-merge.ts (loaded only when needed) uses of the start-up code, handed to it rather than imported. */
-const tabMergeKit = { readCommit, readChainOf, readChainKnowing, planMerge, isNoOp, applyMergePlan, readClient, readGroup, writeClient } as const;
+const tabMergeKit = { UNKEPT_TREE, readCommit, readChainOf, planMerge, isNoOp, applyMergePlan, readClient, readGroup, writeClient } as const;
 export type TabMergeKit = typeof tabMergeKit;
 
 /** The multi-tab and long-chain paths of a sync (tab-merge.ts), loaded the first time one runs (a failed load is tried again at the next sync that needs it). */
@@ -161,7 +161,7 @@ export class TabSync {
       if (seen === 'client-state-not-found') return seen;
       // A closed view takes nothing in any more (its final store still merges into the group).
       if (seen !== this.#merged.hash && !db.isClosed) await merge.refresh(tabMergeKit, this.#o, seen, this.#o.refreshGatherBytes ?? REFRESH_MAX_GATHER_BYTES);
-      const result = await this.#storeMerged(merge, await this.#describe(seen));
+      const result = await this.#storeMerged(merge, await this.#describe(seen, merge));
       if (result !== 'conflict') return result;
     }
     return 'busy';
@@ -341,10 +341,13 @@ export class TabSync {
     return Math.max(1, this.#o.releaseSliceCommits ?? SLICE_COMMITS);
   }
 
-  async #describe(hash: Hash): Promise<HeadInfo> {
-    // Read down to the view's own commits only (its stored ones are not read back: a long backlog is one read each).
+  /** `merge`: read down to the view's own commits only (its stored ones are not read back: a long backlog is one read each). */
+  async #describe(hash: Hash, merge?: typeof import('./tab-merge')): Promise<HeadInfo> {
     const { db, memdag } = this.#o;
-    const chain = await memdag.withRead(async (dag) => readChainKnowing(dag, await readCommit(dag, hash), () => [db.headChain((h) => dag.peekChunk?.(h))]));
+    const chain = await memdag.withRead(async (dag) => {
+      const head = await readCommit(dag, hash);
+      return merge === undefined ? readChainOf(dag, head) : merge.readChainKnowing(tabMergeKit, dag, head, () => [merge.viewChain(tabMergeKit, db, dag)]);
+    });
     return describeChain(chain);
   }
 }
