@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { PostgresStorage } from './storage/postgres/postgres-storage';
-import { dropListeners } from './test-support/pg-sql';
+import { dropListeners, sql } from './test-support/pg-sql';
 import { startPostgres, type PostgresServer } from './test-support/postgres-server';
 import { TestClient, uniqueID } from './test-support/test-client';
 import { startTestServer, type TestServer } from './test-support/test-server';
@@ -124,6 +124,26 @@ describe('many nodes on one PostgreSQL', () => {
     await a!.admin('POST', '/invalidate', { userID: user });
     await third.until(() => third.closed, 'AuthInvalidated on B');
     expect(third.errors[0]?.[0]).toBe('AuthInvalidated');
+  });
+
+  it('applies no push after another node closed the room, even in a batch written without the lock before the notification arrived', async () => {
+    const { url, nodes: [a] } = await cluster(2, { pollMs: 600_000 });
+    const roomID = uniqueID('room');
+    const onA = a!.connect({ roomID });
+    await onA.ready();
+    onA.mutate('put', { key: 'before', value: 1 });
+    await onA.acked(1);
+    // Closed through another node whose notification has not arrived: only the row changed. A alone wrote the room
+    // lately, so its next batch is written without the room's lock.
+    await sql(url, 'UPDATE roomsync_rooms SET closed = true WHERE room_id = $1', [roomID]);
+    onA.mutate('put', { key: 'late', value: true });
+    await onA.until(() => onA.closed, 'RoomClosed on A');
+    expect(onA.errors).toEqual([['RoomClosed', `Room ${roomID} was closed`]]);
+    expect(await sql(url, 'SELECT key FROM roomsync_entries WHERE room_id = $1 ORDER BY key', [roomID])).toEqual([{ key: 'before' }]);
+    expect(await sql(url, 'SELECT last_mutation_id FROM roomsync_clients WHERE room_id = $1', [roomID])).toEqual([{ last_mutation_id: '1' }]);
+    const refused = a!.connect({ roomID });
+    await refused.until(() => refused.closed);
+    expect(refused.errors[0]?.[0]).toBe('RoomClosed');
   });
 
   it('catches up with what it missed while its listener was away (reconnect, then the poll)', async () => {

@@ -19,7 +19,7 @@ import type { PresenceChange } from './presence/presence-change';
 import { PresenceTracker, type PresenceSettings } from './presence/presence-tracker';
 import type { ServerCounters } from './stats';
 import { storageRetryDelayMs } from './storage-retry';
-import { isSharedStorage, StaleRoomError, StorageUnavailableError, type RoomChanges, type RoomLock, type Storage, type StoredRoom } from './storage/types';
+import { isSharedStorage, RoomClosedError, StaleRoomError, StorageUnavailableError, type RoomChanges, type RoomLock, type Storage, type StoredRoom } from './storage/types';
 
 export interface RoomDeps {
   readonly storage: Storage;
@@ -71,7 +71,7 @@ interface RanBatch {
 /** Batches stored in the background that must run again, and why. */
 interface StoreRetry {
   readonly batches: readonly Batch[];
-  readonly failure: StaleRoomError | StorageUnavailableError;
+  readonly failure: StaleRoomError | StorageUnavailableError | RoomClosedError;
 }
 
 /** Attempts at a request whose room state was lost (a stopped worker, a stale cache) before giving up. */
@@ -465,7 +465,9 @@ export class Room {
       else await Promise.resolve();
     } catch (error) {
       this.open = false;
-      if (error instanceof StaleRoomError || error instanceof StorageUnavailableError) return { batches: group.map((r) => r.batch), failure: error };
+      if (error instanceof StaleRoomError || error instanceof StorageUnavailableError || error instanceof RoomClosedError) {
+        return { batches: group.map((r) => r.batch), failure: error };
+      }
       this.fail(new StorageError(`Storing a batch of room ${this.roomID} failed`, { cause: error }));
       return undefined;
     }
@@ -538,13 +540,18 @@ export class Room {
   private noteChanges(changes: RoomChanges): 'none' | 'apply' | 'reload' {
     // Deleted and created again by another node meanwhile: these connections' cookies mean nothing there.
     if (changes.meta.version < this.version) throw new RoomDeletedError(this.roomID);
-    if (changes.meta.closed !== this.closed) {
-      this.closed = changes.meta.closed;
-      if (this.closed) this.disconnectAll('RoomClosed', `Room ${this.roomID} was closed`);
-    }
+    if (changes.meta.closed) this.closedElsewhere();
+    else this.closed = false;
     if (changes.meta.version === this.version && !changes.full) return 'none';
     this.sharedUntil = this.deps.clock.now() + SHARED_ROOM_WINDOW_MS;
     return changes.full || !this.open ? 'reload' : 'apply';
+  }
+
+  /** The storage says another node closed the room: its connections end with RoomClosed (once). */
+  private closedElsewhere(): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.disconnectAll('RoomClosed', `Room ${this.roomID} was closed`);
   }
 
   /**
@@ -736,7 +743,10 @@ export class Room {
           continue;
         }
         if (error instanceof StaleRoomError) this.sharedUntil = this.deps.clock.now() + SHARED_ROOM_WINDOW_MS;
-        const retry = (error instanceof EngineLostError || error instanceof StaleRoomError) && attempt < MAX_ENGINE_ATTEMPTS;
+        // Closed by another node whose notification has not arrived (the write without the lock found it): nothing was
+        // written; the connections end, and the batch runs again without its pushes (servable), its presence changes kept.
+        if (error instanceof RoomClosedError) this.closedElsewhere();
+        const retry = (error instanceof EngineLostError || error instanceof StaleRoomError || error instanceof RoomClosedError) && attempt < MAX_ENGINE_ATTEMPTS;
         if (error instanceof EngineLostError && error.timedOut !== undefined) timedOut.push(error.timedOut);
         if (!retry) {
           this.fail(new StorageError(`Storing a batch of room ${this.roomID} failed`, { cause: error }));

@@ -192,6 +192,8 @@ export class RoomEngine {
       entries,
       clients,
       ...(horizon === undefined ? {} : { tombstoneHorizon: horizon }),
+      // No mutation acknowledged: a closed room still takes it (a leaving client's presence).
+      ...(run.changed.size === 0 ? { presenceOnly: true } : {}),
     };
     this.unsaved.clear();
     this.data.version = run.writer.version;

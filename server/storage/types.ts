@@ -44,6 +44,13 @@ export interface BatchCommit {
   readonly clients: readonly StoredClient[];
   /** When set, tombstones with version <= this are dropped and it becomes the room's horizon. */
   readonly tombstoneHorizon?: number;
+  /**
+   * The batch acknowledges no mutation (no client's last mutation id moved):
+   * only presence changes (and clients bound at connect). A shared storage
+   * refuses any other batch in a closed room (RoomClosedError) when it
+   * commits without the room's lock.
+   */
+  readonly presenceOnly?: boolean;
 }
 
 /** Throws unless each batch's baseVersion is the version of the one before it (commitBatches). */
@@ -62,6 +69,19 @@ export class StaleRoomError extends Error {
     readonly expectedVersion: number,
   ) {
     super(`Room ${roomID} is no longer at version ${expectedVersion} in storage`);
+  }
+}
+
+/**
+ * The room was closed (by another node, whose notification may not have
+ * arrived): a batch that acknowledges mutations is not written. The room's
+ * connections end with RoomClosed.
+ */
+export class RoomClosedError extends Error {
+  readonly kind = 'RoomClosed';
+  override readonly name = 'RoomClosedError';
+  constructor(readonly roomID: string) {
+    super(`Room ${roomID} is closed in storage`);
   }
 }
 

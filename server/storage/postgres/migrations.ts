@@ -85,6 +85,26 @@ CREATE TABLE roomsync_holder_nodes (
 );
 `,
   },
+  {
+    // The gate of a batch written without the room's lock (replaces roomsync_expect_version, kept for nodes not yet upgraded):
+    // besides the version (RS001), a closed room (RS002) refuses a batch that acknowledges mutations, so no push is applied
+    // after the close even by a node that has not heard of it yet; a presence-only batch (a leaving client's presence) still goes.
+    version: 5,
+    sql: `
+CREATE FUNCTION roomsync_expect_open(p_room_id text, p_version bigint, p_acknowledges boolean) RETURNS void LANGUAGE plpgsql AS $$
+DECLARE
+  r record;
+BEGIN
+  SELECT version, closed INTO r FROM roomsync_rooms WHERE room_id = p_room_id FOR UPDATE;
+  IF NOT FOUND OR r.version <> p_version THEN
+    RAISE EXCEPTION 'roomsync room % is not at version %', p_room_id, p_version USING ERRCODE = 'RS001';
+  END IF;
+  IF r.closed AND p_acknowledges THEN
+    RAISE EXCEPTION 'roomsync room % is closed', p_room_id USING ERRCODE = 'RS002';
+  END IF;
+END $$;
+`,
+  },
 ];
 
 /** Any 64-bit number that other users of the database do not take for their advisory locks. */

@@ -4,7 +4,7 @@ import { dropListeners, sql } from '../../test-support/pg-sql';
 import { pollUntil } from '../../test-support/event-loop';
 import { startPostgres, type PostgresServer } from '../../test-support/postgres-server';
 import { describeStorageContract } from '../storage-contract';
-import type { ClusterEvent } from '../types';
+import { RoomClosedError, type ClusterEvent } from '../types';
 import { MIGRATIONS, SchemaTooNewError } from './migrations';
 import { PostgresStorage, PostgresUnreachableError } from './postgres-storage';
 
@@ -138,6 +138,34 @@ describe('PostgresStorage', () => {
     expect((await a.loadRoom('r'))!.entries).toEqual([{ key: 'k', json: '"a2"', version: 2 }]);
   });
 
+  it('refuses a batch that acknowledges mutations in a room closed meanwhile, without the lock too; a presence-only batch still goes', async () => {
+    const url = await freshURL();
+    const [a, b] = [await open(url), await open(url)];
+    await a.createRoom('r', 0);
+    const push = (version: number, lmid: number) => ({
+      baseVersion: version - 1,
+      version,
+      entries: [{ key: 'k', json: String(lmid), version }],
+      clients: [{ clientID: 'c1', clientGroupID: 'g1', lastMutationID: lmid }],
+    });
+    const leave = (version: number) => ({ baseVersion: version - 1, version, entries: [{ key: '_roomsync/presence/c1', json: undefined, version }], clients: [], presenceOnly: true });
+    await a.commitBatch('r', push(1, 1));
+    // Closed through another node; a has not heard of it (only a wrote the room: it writes without the lock).
+    await b.setRoomClosed('r', true);
+    await expect(a.commitBatch('r', push(2, 2))).rejects.toBeInstanceOf(RoomClosedError);
+    await expect(a.commitBatches!('r', [leave(2), push(3, 2)])).rejects.toBeInstanceOf(RoomClosedError);
+    // The version is checked first: a stale batch is stale, closed or not.
+    await expect(a.commitBatch('r', push(5, 2))).rejects.toMatchObject({ kind: 'StaleRoom' });
+    await a.commitBatch('r', leave(2));
+    const stored = (await a.loadRoom('r'))!;
+    expect(stored.meta).toMatchObject({ version: 2, closed: true });
+    expect(stored.entries.filter((e) => e.json !== undefined)).toEqual([{ key: 'k', json: '1', version: 1 }]);
+    expect(stored.clients).toEqual([{ clientID: 'c1', clientGroupID: 'g1', lastMutationID: 1 }]);
+    // Opened again: pushes go.
+    await b.setRoomClosed('r', false);
+    await a.commitBatch('r', push(3, 2));
+  });
+
   it('tells other nodes of committed batches and admin changes, never itself', async () => {
     const url = await freshURL();
     const a = await open(url);
@@ -211,6 +239,23 @@ describe('PostgresStorage', () => {
     await b.holding(['held'], 60_000);
     await a.commitBatch('held', put(4));
     await nextEvent(seen, (e) => e.kind === 'room' && e.version === 4);
+  });
+
+  it('keeps hinting a node that loaded a room again after evicting it, when its poll took the room list while it was evicted', async () => {
+    const url = await freshURL();
+    const [a, b] = [await open(url), await open(url)];
+    const seen: ClusterEvent[] = [];
+    await b.listen((e) => seen.push(e));
+    await a.createRoom('r', 0);
+    await b.loadRoom('r');
+    // b held the room long ago, then evicted it; its poll takes its room list (r not in it)...
+    await sql(url, "UPDATE roomsync_holders SET held_since = now() - interval '1 hour' WHERE room_id = 'r'");
+    // ...r is loaded again meanwhile, and then that poll records the list.
+    await b.loadRoom('r');
+    await b.holding([], 60_000);
+    expect((await sql(url, "SELECT node_id FROM roomsync_holders WHERE room_id = 'r'")).map((r) => r.node_id)).toEqual([b.nodeID]);
+    await a.commitBatch('r', { baseVersion: 0, version: 1, entries: [], clients: [] });
+    await nextEvent(seen, (e) => e.kind === 'room' && e.roomID === 'r' && e.version === 1);
   });
 
   it('forgets the rooms of a node not seen for a while', async () => {

@@ -4,6 +4,7 @@ import { systemTimers, type Timers } from '../../clock';
 import { silentLogger, type Logger } from '../../logger';
 import {
   checkConsecutive,
+  RoomClosedError,
   StaleRoomError,
   type BatchCommit,
   type ClusterEvent,
@@ -79,7 +80,8 @@ interface ClientRow {
 /**
  * One or more consecutive batches in one statement (so, alone, in one implicit transaction): pass
  * `gate` (for a batch without the room's lock: lock the room's row if it is at the base version
- * $10, else fail with STALE_ROOM_SQLSTATE; every write waits for that check, a one-time filter, so
+ * $10, else fail with STALE_ROOM_SQLSTATE, or with CLOSED_ROOM_SQLSTATE when it is closed and $13 (the
+ * batches acknowledge mutations); every write waits for that check, a one-time filter, so
  * the row is locked before any entry, as in every other writer); prune tombstones up to $9 (-1:
  * none; never a key written now), upsert entries and clients each with its own version ($11, $12),
  * bring the room to version $8.
@@ -112,7 +114,8 @@ const SQL = {
     SELECT 0 AS kind, key AS a, value AS b, NULL::text AS c, version AS n FROM roomsync_entries WHERE room_id = $1 AND version > (SELECT v FROM since)
     UNION ALL
     SELECT 1, client_id, client_group_id, user_id, last_mutation_id FROM roomsync_clients WHERE room_id = $1 AND version > (SELECT v FROM since)`,
-  write: writeStatement('SELECT roomsync_expect_version($1, $10)'),
+  // $13: whether the batches acknowledge mutations, which a closed room refuses (RS002; presence-only batches still go).
+  write: writeStatement('SELECT roomsync_expect_open($1, $10, $13)'),
   // The same under the room's lock, whose holder read the version already (no check: one function call less while every other node waits).
   writeLocked: writeStatement('SELECT $10::bigint'),
   notify: 'SELECT pg_notify($1, $2)',
@@ -124,13 +127,17 @@ const SQL = {
   notifyReached: `SELECT set_config('synchronous_commit', 'off', true), pg_notify($1, $2) FROM roomsync_rooms WHERE room_id = $3 AND version >= $4
     AND EXISTS (SELECT FROM roomsync_holders WHERE room_id = $3 AND node_id <> $5)`,
   // This node holds the room from now on (loading it). Committed before the load's snapshot, so a batch committed after
-  // that snapshot hints this node; without a WAL flush (a poll writes it again when PostgreSQL lost it).
+  // that snapshot hints this node; without a WAL flush (a poll writes it again when PostgreSQL lost it). A row left from
+  // an earlier load (evicted since, the poll not there yet) is renewed: a poll whose room list was taken while the room
+  // was evicted must find it young (letGo), not remove it and leave this node without hints until the next poll.
   hold: `WITH async AS MATERIALIZED (SELECT set_config('synchronous_commit', 'off', true))
-    INSERT INTO roomsync_holders (room_id, node_id) SELECT $1, $2 FROM async ON CONFLICT DO NOTHING`,
+    INSERT INTO roomsync_holders (room_id, node_id) SELECT $1, $2 FROM async ON CONFLICT (room_id, node_id) DO UPDATE SET held_since = now()`,
 };
 
-/** What roomsync_expect_version raises when the room is not at the version a batch ran against (or is gone). */
+/** What roomsync_expect_open raises when the room is not at the version a batch ran against (or is gone). */
 const STALE_ROOM_SQLSTATE = 'RS001';
+/** What roomsync_expect_open raises when a batch that acknowledges mutations finds the room closed. */
+const CLOSED_ROOM_SQLSTATE = 'RS002';
 
 type Query = string | { readonly name: string; readonly text: string; readonly values: readonly unknown[] };
 
@@ -218,6 +225,8 @@ function writeQuery(roomID: string, batches: readonly BatchCommit[], locked: boo
     batches[0]!.baseVersion,
     entries.map((x) => x.version),
     clients.map((x) => x.version),
+    // Without the lock: refused in a closed room unless every batch of the group is presence-only.
+    ...(locked ? [] : [batches.some((b) => b.presenceOnly !== true)]),
   ]);
 }
 
@@ -501,7 +510,9 @@ export class PostgresStorage implements SharedStorage {
     if (failed !== undefined) {
       await hinting;
       await this.finish(client, failed.reason);
-      if ((failed.reason as { code?: unknown }).code === STALE_ROOM_SQLSTATE) throw new StaleRoomError(roomID, batches[0]!.baseVersion);
+      const code = (failed.reason as { code?: unknown }).code;
+      if (code === STALE_ROOM_SQLSTATE) throw new StaleRoomError(roomID, batches[0]!.baseVersion);
+      if (code === CLOSED_ROOM_SQLSTATE) throw new RoomClosedError(roomID);
       throw classifyPgError(failed.reason, 'committing a batch');
     }
     void hinting
