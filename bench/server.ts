@@ -49,7 +49,10 @@ const PG_WAITS = process.env.BENCH_PG_WAITS === '1';
 /** Clients of the hot room in the storage rows: few, so batches stay small and their rate shows what one room can take. */
 const HOT_ROOM_CLIENTS = 4;
 /** BENCH_SERVER_ROWS=storage: only the SQLite-vs-PostgreSQL rows; =hot: only their hot-room rows, 1 and 3 nodes (quick A/B runs). */
-const ONLY_STORAGE_ROWS = process.env.BENCH_SERVER_ROWS === 'storage' || process.env.BENCH_SERVER_ROWS === 'hot' || process.env.BENCH_SERVER_ROWS === 'cluster';
+const ONLY_STORAGE_ROWS = ['storage', 'hot', 'cluster', 'cross'].includes(process.env.BENCH_SERVER_ROWS ?? '');
+/** BENCH_SERVER_ROWS=cross: only the PostgreSQL round trips (push → own poke on node A, push → poke on node B), BENCH_CROSS_ROUNDS times (default 3), for quick A/B runs. */
+const ONLY_CROSS_ROWS = process.env.BENCH_SERVER_ROWS === 'cross';
+const CROSS_ROUNDS = Number(process.env.BENCH_CROSS_ROUNDS ?? '3');
 const ONLY_HOT_ROWS = process.env.BENCH_SERVER_ROWS === 'hot';
 /** BENCH_SERVER_ROWS=fanout: only the fan-out of a 100 KB poke to 2,000 sockets, BENCH_FANOUT_RUNS times (default 1), each on a fresh server. */
 const ONLY_BIG_FANOUT = process.env.BENCH_SERVER_ROWS === 'fanout';
@@ -627,6 +630,18 @@ async function runStorageRows(dataDir: string, echoP50: number): Promise<void> {
         // Sessions in a kind on average ÷ batches/s = its time per batch (the lock's holder is one session at a time).
         printTable(`PostgreSQL sessions during the 3-node hot room (sampled; ${fixed(f.batches, 0)} batches/s with the sampler on)`, ['state | wait | statement', 'sessions', 'ms per batch'], kinds.map(([kind, n]) => [kind, fixed(n, 3), fixed((1000 * n) / f.batches, 2)]));
       }
+      return;
+    }
+    if (ONLY_CROSS_ROWS) {
+      const rows: string[][] = [];
+      for (let round = 1; round <= CROSS_ROUNDS; round++) {
+        const own = await pushRoundTrips(a.url);
+        const cross = await crossNodeRoundTrips(a.url, b.url);
+        for (const [name, t] of [['push → own poke (node A of 3)', own], ['push → poke on another node (A → B)', cross]] as const) {
+          rows.push([`round ${round}: ${name}`, ms(percentile(t, 50)), ms(percentile(t, 99)), `${fixed(percentile(t, 50) / echoP50, 1)}×`]);
+        }
+      }
+      printTable(`server on PostgreSQL: round trips, ${RTT_SAMPLES} sequential samples per round (target: cross-node p50 < 3 ms)`, ['what', 'p50', 'p99', 'p50 vs echo'], rows);
       return;
     }
     if (ONLY_CLUSTER_ROWS) {
