@@ -3,6 +3,8 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { FakeClock } from '../../src/connection/testing/fake-clock';
 import { presenceKey, readPresenceEntry } from '../../src/presence/presence-entry';
 import { PostgresStorage } from '../storage/postgres/postgres-storage';
+import { pollUntil } from '../test-support/event-loop';
+import { sql } from '../test-support/pg-sql';
 import { startPostgres, type PostgresServer } from '../test-support/postgres-server';
 import { TestClient, uniqueID } from '../test-support/test-client';
 import { startTestServer, type TestServer } from '../test-support/test-server';
@@ -69,5 +71,27 @@ describe('presence on many nodes', () => {
     await onB.close();
     await clock.advance(GRACE_MS);
     await observer.until(() => nodeOf(observer, ids.clientID) === undefined, 'the mover gone a grace period after leaving B');
+  }, 60_000);
+
+  it('a room closed through another node takes no more pushes from a node that writes it without the lock, but still removes a leaving client\'s presence', async () => {
+    const url = await postgres.createDatabase('presence_closed');
+    const clock = new FakeClock(1_700_000_000_000);
+    const a = await node(url, clock, 'node-a');
+    const roomID = uniqueID('room');
+    const onA = connect(a, { roomID, token: 'ann' });
+    await onA.until(() => nodeOf(onA, onA.clientID) === 'node-a', 'its own presence');
+    onA.mutate('put', { key: 'before', value: 1 });
+    await onA.acked(1);
+    // Closed through another node whose notification has not arrived: only the row changed.
+    await sql(url, 'UPDATE roomsync_rooms SET closed = true WHERE room_id = $1', [roomID]);
+    onA.mutate('put', { key: 'late', value: 2 });
+    await onA.until(() => onA.closed, 'RoomClosed');
+    expect(onA.errors.map(([kind]) => kind)).toEqual(['RoomClosed']);
+    // Its leave, a grace period later, is a batch of presence changes only: written in the closed room.
+    await clock.advance(GRACE_MS);
+    const key = presenceKey(onA.clientID);
+    await pollUntil('the presence entry removed', async () => (await sql(url, 'SELECT 1 FROM roomsync_entries WHERE room_id = $1 AND key = $2 AND value IS NOT NULL', [roomID, key])).length === 0);
+    const keys = await sql<{ key: string }>(url, 'SELECT key FROM roomsync_entries WHERE room_id = $1 AND value IS NOT NULL', [roomID]);
+    expect(keys.map((r) => r.key)).toEqual(['before']);
   }, 60_000);
 });
