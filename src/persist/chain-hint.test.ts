@@ -178,6 +178,32 @@ describe('start-up hint', () => {
     await b.close();
   });
 
+  it('a persist that moves the group head saves the hint from the chain record it wrote: no transaction reads it back', async () => {
+    const tabs = await storedStore();
+    const hint = memoryHint(undefined);
+    const a = await openReader(tabs, 'a', hint);
+    expect(await a.store.query((tx) => tx.get(key(0)))).toMatchObject({ i: 0 });
+    await a.firstRead;
+    await a.store.mutate('put', { k: 'moved', value: 1 });
+    const opened: IDBTransactionMode[] = [];
+    const transaction = IDBDatabase.prototype.transaction;
+    vi.spyOn(IDBDatabase.prototype, 'transaction').mockImplementation(function (this: IDBDatabase, ...args: Parameters<IDBDatabase['transaction']>) {
+      const tx = transaction.apply(this, args);
+      if (this.name === DATA) opened.push(tx.mode);
+      return tx;
+    });
+    const saves = hint.saved.length;
+    expect(await a.sync()).toBe('synced');
+    vi.restoreAllMocks();
+    // The store's one write, nothing else on the shared store.
+    expect(opened).toEqual(['readwrite']);
+    expect(hint.saved).toHaveLength(saves + 1);
+    const moved = await storedChain(tabs, a.clientGroupID);
+    expect(moved?.commits.length).toBeGreaterThan(1);
+    expect({ ...hint.saved.at(-1), first: undefined }).toEqual({ ...moved, first: undefined });
+    await a.close();
+  });
+
   it("counts only the view's first read: chunks another reader of the same store reads meanwhile are not kept in the hint", async () => {
     const tabs = await storedStore();
     const hint = memoryHint(undefined);

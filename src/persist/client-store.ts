@@ -23,7 +23,7 @@ import { StoreClosedError, StoreConflictError } from '../kv/errors';
 import type { KvStore } from '../kv/types';
 import type { PendingMutation } from '../sync/server-update';
 import { DurableMutations, type DurabilityLogger } from './durable-mutations';
-import { HINT_FIRST_READ_MAX, readGroupChain, sameChain, type ChainHint, type GroupChain, type HintedChain } from './group-chain';
+import { HINT_FIRST_READ_MAX, sameChain, type ChainHint, type GroupChain, type HintedChain } from './group-chain';
 import { startJoiningClientGroup, type Joined } from './join-group';
 import { readLogs } from './mutation-log';
 import { TabSync, type SyncResult } from './tab-sync';
@@ -204,6 +204,8 @@ export async function openClientStore(o: ClientStoreOptions): Promise<ClientStor
     throw error;
   }
   if (joined.reason !== undefined) o.logger.info(`Starting client group ${joined.clientGroupID}: no stored group fits (${joined.reason})`);
+  // The chain record the last store that moved the group head wrote (the hint is saved from it: no read back).
+  let movedChain: GroupChain | undefined;
   const tabSync = new TabSync({
     perdag,
     memdag,
@@ -212,8 +214,8 @@ export async function openClientStore(o: ClientStoreOptions): Promise<ClientStor
     clientGroupID: joined.clientGroupID,
     startHead: joined.headHash,
     keepOwnSnapshot: o.keepOwnSnapshot,
-    onGroupHeadMoved: () => {
-      headMoved = true;
+    onGroupHeadMoved: (_head, written) => {
+      movedChain = written;
       o.onGroupHeadMoved?.();
     },
     ...(o.releaseSliceCommits === undefined ? {} : { releaseSliceCommits: o.releaseSliceCommits }),
@@ -235,15 +237,6 @@ export async function openClientStore(o: ClientStoreOptions): Promise<ClientStor
       if (!sameChain(hint.chain, next)) hint.save(next);
     });
   }
-  const saveHint = async () => {
-    try {
-      chain = await perdag.withRead((r) => readGroupChain(r, joined.clientGroupID));
-      hint?.save(withFirst(chain));
-    } catch {
-      // The store closed under us: the next start reads the records first.
-    }
-  };
-  let headMoved = false;
 
   let catchingUp: Promise<void> = Promise.resolve();
   const queuedCatchUps = new Set<string>();
@@ -261,9 +254,10 @@ export async function openClientStore(o: ClientStoreOptions): Promise<ClientStor
       else throw error;
     }
     if (lastResult === 'synced') await durable?.stored(ids);
-    if (headMoved && hint !== undefined) {
-      headMoved = false;
-      await saveHint();
+    if (movedChain !== undefined) {
+      chain = movedChain;
+      movedChain = undefined;
+      hint?.save(withFirst(chain));
     }
     if (lastResult === 'busy' && !db.isClosed) scheduler?.schedule();
     o.onSynced?.();

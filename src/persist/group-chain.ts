@@ -143,10 +143,19 @@ export function sameChain(a: GroupChain | undefined, b: GroupChain | undefined):
   return JSON.stringify(a) === JSON.stringify(b);
 }
 
-export function writeGroupChain(write: PersistentDagWrite, clientGroupID: string, chain: GroupChain): Promise<void> {
-  const value: Record<string, ReadonlyJSONValue> = { head: chain.head, commits: [...chain.commits], root: chain.root };
-  if (chain.top !== undefined && chain.top.length <= PRELOADED_ROOT_CHILDREN_MAX) value.top = [...chain.top];
-  return write.putMeta(chainKey(clientGroupID), value);
+/** `chain` as its record is read back (a top level too wide to preload is left out). */
+export function storedGroupChain(chain: GroupChain): GroupChain {
+  const { head, commits, root, top } = chain;
+  return top !== undefined && top.length <= PRELOADED_ROOT_CHILDREN_MAX ? { head, commits, root, top } : { head, commits, root };
+}
+
+/** Writes the chain record of the group; returns the chain as a read of the record would (storedGroupChain). */
+export async function writeGroupChain(write: PersistentDagWrite, clientGroupID: string, chain: GroupChain): Promise<GroupChain> {
+  const stored = storedGroupChain(chain);
+  const value: Record<string, ReadonlyJSONValue> = { head: stored.head, commits: [...stored.commits], root: stored.root };
+  if (stored.top !== undefined) value.top = [...stored.top];
+  await write.putMeta(chainKey(clientGroupID), value);
+  return stored;
 }
 
 export function deleteGroupChain(write: PersistentDagWrite, clientGroupID: string): Promise<void> {

@@ -30,7 +30,7 @@ import { compareCookies } from '../db/cookie-order';
 import type { Database } from '../db/database';
 import { applyMergePlan, isNoOp, planMerge, readChainOf, type Chain } from '../db/merge-chains';
 import { lazyChunk } from '../lazy-chunk';
-import { writeGroupChain } from './group-chain';
+import { writeGroupChain, type GroupChain } from './group-chain';
 import { readClient, readGroup, writeClient, writeGroup, type ClientGroupRecord } from './records';
 
 /** A sync starts over this many times when other tabs keep moving the group head, then gives up until the next one. */
@@ -61,8 +61,8 @@ export interface TabSyncOptions {
   readonly startHead: Hash;
   /** Whether the view must stay on its own snapshot (a connected tab follows its socket's pokes). */
   readonly keepOwnSnapshot: () => boolean;
-  /** Told after this tab moved the group head (other tabs should refresh). */
-  readonly onGroupHeadMoved?: (head: Hash) => void;
+  /** Told after this tab moved the group head (other tabs should refresh), with the chain record it wrote for it (as a read of it would return). */
+  readonly onGroupHeadMoved?: (head: Hash, chain: GroupChain) => void;
   /** @default REFRESH_MAX_GATHER_BYTES */
   readonly refreshGatherBytes?: number;
   /** Commits of a dropped chain collected per write (see #releaseInSlices). @default SLICE_COMMITS */
@@ -237,6 +237,8 @@ export class TabSync {
     const targetChunks = moveGroup && target !== view ? target.chunks : [];
     const viewHash = view.info.hash;
     let outcome: 'client-state-not-found' | 'conflict' | 'moved' | 'kept' = 'client-state-not-found';
+    // The chain record this store wrote for the new group head.
+    let written: GroupChain | undefined;
     try {
       outcome = await this.#o.perdag.withWrite(async (w) => {
         const [client, group] = await Promise.all([readClient(w, clientID), readGroup(w, clientGroupID)]);
@@ -249,7 +251,7 @@ export class TabSync {
           for (const chunk of targetChunks) await put(w, chunk);
           await writeGroup(w, clientGroupID, groupRecordFor(next, group), group);
           const top = memdag.memoryChunk(next.root)?.refs;
-          await writeGroupChain(w, clientGroupID, { head: next.hash, commits: next.chain, root: next.root, ...(top === undefined ? {} : { top }) });
+          written = await writeGroupChain(w, clientGroupID, { head: next.hash, commits: next.chain, root: next.root, ...(top === undefined ? {} : { top }) });
         }
         // A long chain the group head leaves stays held by this client's refresh head, to be let go of in slices after this write.
         const held = !conflict && dropsLongChain ? expected.hash : null;
@@ -274,7 +276,8 @@ export class TabSync {
     }
     this.#persisted(targetChunks);
     this.#merged = next;
-    this.#o.onGroupHeadMoved?.(next.hash);
+    // 'moved': the write wrote the chain record.
+    this.#o.onGroupHeadMoved?.(next.hash, written!);
     if (dropsLongChain) {
       // Housekeeping after the store: if it stops (e.g. the store closed), the refresh head holds the rest until the next store lets go of it at once.
       await loadTabMerge()
