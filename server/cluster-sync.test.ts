@@ -240,6 +240,21 @@ describe('a node following other nodes\' hints', () => {
     expect(stored.entries.map((e) => e.key)).not.toContain('late');
   });
 
+  it('applies no push after another node closed the room when it writes the room without the lock: the commit is refused as closed', async () => {
+    const { storage, roomID, client } = await setup();
+    client.mutate('put', { key: 'before', value: 1 });
+    await client.acked(1);
+    // Only this node wrote the room: its batches go without the lock; the close's notification has not arrived.
+    await storage.setRoomClosed(roomID, true);
+    const locks = storage.locks;
+    client.mutate('put', { key: 'late', value: true });
+    await client.until(() => client.closed, 'the connection ended');
+    expect(client.errors.map(([kind]) => kind)).toEqual(['RoomClosed']);
+    expect(storage.locks).toBe(locks);
+    const stored = (await storage.loadRoom(roomID))!;
+    expect(stored.entries.map((e) => e.key)).toEqual(['before']);
+  });
+
   it('reads after a hint without a version (a close or delete) even when it is at the latest version', async () => {
     const { storage, roomID, client } = await setup();
     const v = await storage.otherNodeWrites(roomID, 'x', 1);

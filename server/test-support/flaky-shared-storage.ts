@@ -1,5 +1,5 @@
 import { MemoryStorage } from '../storage/memory-storage';
-import { StorageUnavailableError, type BatchCommit, type ClusterEvent, type RoomChanges, type RoomLock, type RoomState, type SharedStorage } from '../storage/types';
+import { RoomClosedError, StorageUnavailableError, type BatchCommit, type ClusterEvent, type RoomChanges, type RoomLock, type RoomState, type SharedStorage } from '../storage/types';
 
 /**
  * A SharedStorage in memory whose database can be switched off (`down`):
@@ -26,12 +26,21 @@ export class FlakySharedStorage extends MemoryStorage implements SharedStorage {
 
   override async commitBatch(roomID: string, batch: BatchCommit): Promise<void> {
     this.refuseWhenDown();
+    await this.refuseInClosedRoom(roomID, [batch]);
     return super.commitBatch(roomID, batch);
   }
 
   override async commitBatches(roomID: string, batches: readonly BatchCommit[]): Promise<void> {
     this.refuseWhenDown();
+    await this.refuseInClosedRoom(roomID, batches);
     return super.commitBatches(roomID, batches);
+  }
+
+  /** As PostgreSQL's gate: a closed room at the batches' base version refuses them unless all are presence-only (a stale one is refused as stale). */
+  private async refuseInClosedRoom(roomID: string, batches: readonly BatchCommit[]): Promise<void> {
+    if (batches.length === 0 || batches.every((b) => b.presenceOnly === true)) return;
+    const meta = (await super.loadRoom(roomID))?.meta;
+    if (meta?.closed === true && meta.version === batches[0]!.baseVersion) throw new RoomClosedError(roomID);
   }
 
   async changesSince(roomID: string, version: number): Promise<RoomChanges | undefined> {
