@@ -222,9 +222,14 @@ export class LazyDagStore implements DagStore {
     this.#cache.delete(hash);
   }
 
-  /** Persisted chunks read elsewhere (e.g. in the transaction that opened the store): reads find them in the cache. */
+  /**
+   * Persisted chunks read elsewhere (e.g. in the transaction that opened the
+   * store): reads find them in the cache. They are sized for the cache's cap
+   * when its accounting is next needed (ChunkCache.putUnsized), not on the
+   * way to the store's first read.
+   */
   preload(chunks: Iterable<Chunk>): void {
-    for (const chunk of chunks) this.cacheLoaded(chunk);
+    for (const chunk of chunks) if (!this.#mem.has(chunk.hash)) this.#cache.putUnsized(chunk, estimateChunkSize);
   }
 
   /**
