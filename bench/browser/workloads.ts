@@ -35,6 +35,7 @@ function withTimeout<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
 export function workloads(impl: Impl) {
   let tab: { client: BenchClient; seen?: Promise<number> } | undefined;
   let trace: ReturnType<typeof traceIndexedDB> | undefined;
+  let leftOpen: BenchClient | undefined;
 
   return {
     crossOriginIsolated: async () => globalThis.crossOriginIsolated === true,
@@ -109,6 +110,25 @@ export function workloads(impl: Impl) {
       if (value?.i !== n - 1) throw new Error(`reopen: the stored value is not there (${JSON.stringify(value)?.slice(0, 80)})`);
       await c.close();
       return ms;
+    },
+
+    /**
+     * reopenGet, leaving the client open until closeLeftOpen: a CPU profile of
+     * this step alone holds the open and the first get, not the close after it.
+     */
+    async reopenGetLeavingOpen(room: string, n: number): Promise<number> {
+      const start = performance.now();
+      const c = impl.open(room);
+      const value = (await c.get(`f/${String(n - 1).padStart(6, '0')}`)) as { i?: number } | undefined;
+      const ms = performance.now() - start;
+      leftOpen = c;
+      if (value?.i !== n - 1) throw new Error(`reopen: the stored value is not there (${JSON.stringify(value)?.slice(0, 80)})`);
+      return ms;
+    },
+
+    async closeLeftOpen(): Promise<void> {
+      await leftOpen?.close();
+      leftOpen = undefined;
     },
 
     /** reopenGet, with what the client asked of IndexedDB on the way (and after, until `settleMs` later). */
