@@ -133,4 +133,22 @@ describe('presence code that fails to load', () => {
     expect(t.loads).toBe(2);
     expect(t.sets).toEqual([]);
   });
+
+  it('a new episode of failures starts again from the first back-off (1 s), not where the last one ended', async () => {
+    const { t, presence, clock } = presenceLoadingAfter(local(), 3);
+    presence.subscribe(() => {})();
+    await clock.advance(0);
+    expect(t.loads).toBe(1);
+    presence.set({ x: 1 });
+    await clock.advance(0);
+    expect(t.loads).toBe(2);
+    await clock.advance(999);
+    expect(t.loads).toBe(2);
+    await clock.advance(1);
+    expect(t.loads).toBe(3);
+    await clock.advance(2000);
+    expect(t.loads).toBe(4);
+    await vi.waitFor(() => expect(t.sets).toEqual([{ x: 1 }]));
+    presence.close();
+  });
 });

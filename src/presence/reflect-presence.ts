@@ -109,12 +109,15 @@ export function presenceOf(
         loading = false;
         failures++;
         onError('Could not load the presence code', error);
-        if (closed || !waits()) return;
+        if (closed) return;
+        // Nothing waits: this episode ends, and the next call starts a new one from the first back-off.
+        if (!waits()) return void (failures = 0);
         const delayMs = Math.min(PRESENCE_LOAD_RETRY_MS * 2 ** Math.min(failures - 1, 30), PRESENCE_LOAD_RETRY_MAX_MS);
         retry = {
           handle: environment.timers.setTimeout(() => {
             retry = undefined;
             if (waits()) start();
+            else failures = 0;
           }, delayMs),
         };
       },
