@@ -28,6 +28,11 @@ export class MemoryStorage implements Storage {
     return { meta: r.meta, entries: [...r.entries.values()], clients: [...r.clients.values()] };
   }
 
+  /** The room's meta as it is now, read in the caller's synchronous step. */
+  protected roomMeta(roomID: string): RoomMeta | undefined {
+    return this.rooms.get(roomID)?.meta;
+  }
+
   async createRoom(roomID: string, createdAt: number): Promise<boolean> {
     this.check();
     if (this.rooms.has(roomID)) return false;

@@ -26,20 +26,25 @@ export class FlakySharedStorage extends MemoryStorage implements SharedStorage {
 
   override async commitBatch(roomID: string, batch: BatchCommit): Promise<void> {
     this.refuseWhenDown();
-    await this.refuseInClosedRoom(roomID, [batch]);
+    this.refuseInClosedRoom(roomID, [batch]);
     return super.commitBatch(roomID, batch);
   }
 
   override async commitBatches(roomID: string, batches: readonly BatchCommit[]): Promise<void> {
     this.refuseWhenDown();
-    await this.refuseInClosedRoom(roomID, batches);
+    this.refuseInClosedRoom(roomID, batches);
     return super.commitBatches(roomID, batches);
   }
 
-  /** As PostgreSQL's gate: a closed room at the batches' base version refuses them unless all are presence-only (a stale one is refused as stale). */
-  private async refuseInClosedRoom(roomID: string, batches: readonly BatchCommit[]): Promise<void> {
+  /**
+   * As PostgreSQL's gate: a closed room at the batches' base version refuses
+   * them unless all are presence-only (a stale one is refused as stale).
+   * Checked in the same synchronous step as the write, as the gate's row lock
+   * makes it one step there.
+   */
+  private refuseInClosedRoom(roomID: string, batches: readonly BatchCommit[]): void {
     if (batches.length === 0 || batches.every((b) => b.presenceOnly === true)) return;
-    const meta = (await super.loadRoom(roomID))?.meta;
+    const meta = this.roomMeta(roomID);
     if (meta?.closed === true && meta.version === batches[0]!.baseVersion) throw new RoomClosedError(roomID);
   }
 
