@@ -70,9 +70,12 @@ export async function openLocalStores(
   /** IndexedDB in a page: the start-up hint of the data store (read while the stores open). */
   readonly chainHint?: ChainHint;
 }> {
-  // The data store first: the join waits for it, and IndexedDB opens one database after the other.
-  const data = provider.open(dataName);
+  // The log first: IndexedDB opens one database after the other, and answers requests in the order they
+  // came; opened second, the log's read (which the first read waits for: logged mutations are replayed
+  // before it) queued behind all of the join's reads and came last. Opened first, its read goes before
+  // them, and the data store opens just after it.
   const log = provider.open(logName);
+  const data = provider.open(dataName);
   log.catch(() => {}); // handled below, whichever way the data store goes
   const chainHint = provider instanceof IDBKvProvider ? localStorageChainHint(dataName) : undefined;
   let dataKv: KvStore;
