@@ -11,7 +11,8 @@ import { describe, expect, it } from 'vitest';
 import { IDBKvProvider } from '../kv/idb-provider';
 import type { KvProvider } from '../kv/provider';
 import type { ReadonlyJSONValue } from '../../protocol/json';
-import type { Hash } from '../dag/types';
+import type { Chunk, Hash } from '../dag/types';
+import type { CommitData } from '../db/commit';
 import type { WriteTransaction } from '../db/transaction-types';
 import { collectClients, collectGroups, collectLogs, heartbeat } from './collect';
 import { Tabs, type Tab } from './testing/tabs';
@@ -37,7 +38,14 @@ type Action =
   | { readonly kind: 'sleep'; readonly days: number }
   | { readonly kind: 'gc'; readonly tab: number }
   /** Tabs sync, mutate and collect at the same time (their store transactions interleave). */
-  | { readonly kind: 'race'; readonly tabs: readonly number[] };
+  | { readonly kind: 'race'; readonly tabs: readonly number[] }
+  /**
+   * A tab stores a backlog (its commits below the head leave memory), another tab of its group (opened if
+   * there is none) takes it in, maybe after a server round, and moves the group head with mutations of its
+   * own; then the first tab mutates and syncs: its merge describes its stored commits from its database's
+   * lists (viewChain) and reads the other's head only down to them (readChainKnowing).
+   */
+  | { readonly kind: 'backlog'; readonly tab: number; readonly other: number; readonly stored: number; readonly theirs: number; readonly server: boolean; readonly after: number };
 
 const action: fc.Arbitrary<Action> = fc.oneof(
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('open' as const), build: fc.constantFrom(0 as const, 0 as const, 1 as const) }) },
@@ -50,6 +58,18 @@ const action: fc.Arbitrary<Action> = fc.oneof(
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('sleep' as const), days: fc.integer({ min: 1, max: 10 }) }) },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant('gc' as const), tab: fc.nat(5) }) },
   { weight: 3, arbitrary: fc.record({ kind: fc.constant('race' as const), tabs: fc.array(fc.nat(5), { minLength: 2, maxLength: 4 }) }) },
+  {
+    weight: 3,
+    arbitrary: fc.record({
+      kind: fc.constant('backlog' as const),
+      tab: fc.nat(5),
+      other: fc.nat(5),
+      stored: fc.integer({ min: 2, max: 12 }),
+      theirs: fc.integer({ min: 0, max: 2 }),
+      server: fc.boolean(),
+      after: fc.integer({ min: 0, max: 3 }),
+    }),
+  },
 );
 
 /** The server: applies each client's mutations once, in id order, and pokes the whole state. */
@@ -104,6 +124,38 @@ async function assertViewIntact(live: Live): Promise<void> {
   });
 }
 
+/**
+ * The database's lists (its pending mutations; a merge describes the view's stored commits from them, see
+ * tab-merge's viewChain) are the view's chain as the dag holds it, read commit by commit from its head: a
+ * chain a merge put together from them and from another head read only down to them (readChainKnowing) that
+ * left out, doubled or misdescribed a commit shows here, whether or not the mutation's effect does.
+ */
+async function assertPendingIsChain(live: Live): Promise<void> {
+  const { memdag, perdag, store } = live.tab.client;
+  // Read around the view's cache, not through it: a read through it would bring stored commits back into memory.
+  const locals = await perdag.withRead(async (r) => {
+    const out: CommitData[] = [];
+    let hash: Hash | null = live.tab.client.viewHead();
+    while (hash !== null) {
+      const chunk: Chunk | undefined = memdag.memoryChunk(hash) ?? (await r.getChunk(hash));
+      if (chunk === undefined) throw new Error(`commit ${hash} of ${live.tab.id}'s view is missing`);
+      const data = chunk.data as unknown as CommitData;
+      out.push(data);
+      hash = data.basisHash;
+    }
+    return out.reverse();
+  });
+  const snapshot = locals.shift()!;
+  expect(snapshot.type).toBe('snapshot');
+  const acked = snapshot.type === 'snapshot' ? snapshot.lastMutationIDs : {};
+  const pending = locals.flatMap((d) =>
+    d.type === 'local' && d.mutationID > (acked[d.clientID] ?? 0)
+      ? [{ id: d.mutationID, clientID: d.clientID, name: d.mutatorName, args: d.mutatorArgs, timestamp: d.timestamp }]
+      : [],
+  );
+  expect(store.pendingMutations()).toEqual(pending);
+}
+
 /** The view holds its snapshot plus each pending mutation exactly once. */
 async function assertViewConsistent(live: Live): Promise<void> {
   const store = live.tab.client.store;
@@ -132,6 +184,13 @@ async function run(actions: readonly Action[], provider?: () => KvProvider, slic
   /** Mutations of tabs that crashed before their log writes ended: each reaches the server once or never. */
   const maybe = new Set<string>();
   const pick = (i: number) => (live.length === 0 ? undefined : live[i % live.length]);
+  const mutate = async (l: Live, times: number) => {
+    for (let i = 0; i < times; i++) {
+      await l.tab.client.store.mutate('mark');
+      const last = l.tab.client.store.pendingMutations().filter((m) => m.clientID === l.tab.id).at(-1)!;
+      made.add(`${last.clientID}/${last.id}`);
+    }
+  };
   const reopenLost = async () => {
     for (const l of [...live]) {
       if (l.tab.lost.length === 0) continue;
@@ -151,11 +210,7 @@ async function run(actions: readonly Action[], provider?: () => KvProvider, slic
           break;
         case 'mutate':
           if (target === undefined || target.tab.lost.length > 0) break;
-          for (let i = 0; i < a.times; i++) {
-            await target.tab.client.store.mutate('mark');
-            const last = target.tab.client.store.pendingMutations().filter((m) => m.clientID === target.tab.id).at(-1)!;
-            made.add(`${last.clientID}/${last.id}`);
-          }
+          await mutate(target, a.times);
           break;
         case 'sync':
           if (target !== undefined) await target.tab.client.sync();
@@ -193,15 +248,25 @@ async function run(actions: readonly Action[], provider?: () => KvProvider, slic
           await Promise.all(
             racers.map(async (l, i) => {
               if (i % 3 === 1) await server.round(l.tab);
-              if (i % 3 !== 1) {
-                await l.tab.client.store.mutate('mark');
-                const last = l.tab.client.store.pendingMutations().filter((m) => m.clientID === l.tab.id).at(-1)!;
-                made.add(`${last.clientID}/${last.id}`);
-              }
+              if (i % 3 !== 1) await mutate(l, 1);
               await l.tab.client.sync();
               if (i === 1) await collectGroups(l.tab.client.perdag, await tabs.logKv());
             }),
           );
+          break;
+        }
+        case 'backlog': {
+          if (target === undefined || target.tab.lost.length > 0) break;
+          await mutate(target, a.stored);
+          await target.tab.client.sync();
+          const peers = live.filter((l) => l !== target && l.build === target.build && l.tab.lost.length === 0);
+          let other = peers[a.other % Math.max(1, peers.length)];
+          if (other === undefined) live.push((other = { tab: await tabs.open({ mutators: BUILDS[target.build] as never }), build: target.build }));
+          if (a.server) await server.round(other.tab);
+          await mutate(other, a.theirs);
+          await other.tab.client.sync();
+          await mutate(target, a.after);
+          await target.tab.client.sync();
           break;
         }
         case 'gc': {
@@ -218,6 +283,7 @@ async function run(actions: readonly Action[], provider?: () => KvProvider, slic
       await reopenLost();
       for (const l of live) if (l.tab.lost.length === 0) await assertViewIntact(l);
       for (const l of live) if (l.tab.lost.length === 0) await assertViewConsistent(l);
+      for (const l of live) if (l.tab.lost.length === 0) await assertPendingIsChain(l);
     }
 
     // The end: every tab stores what it has; each group left with something to push gets a tab that pushes it.
