@@ -11,6 +11,14 @@
  * its answer is held until that commit is done (a commit that aborts has the
  * read asked again), so no reader sees what was never committed.
  *
+ * The rounds of one readonly KvRead are therefore not one snapshot: a round
+ * that rode on a write is answered after that write's `complete`, and the
+ * reader's next round goes to a readonly transaction of its own opened after
+ * it, which may see a later write, this tab's own included (as when
+ * IndexedDB ends a reader's transaction between its rounds and a fresh one
+ * takes over). Callers read a head and then chunks by hash (immutable: a
+ * later write does not change them), which needs no more.
+ *
  * A database closed or deleted under us (another tab's versionchange, the
  * browser terminating the connection, Safari's "connection is closing") turns
  * every later call into a StoreClosedError.
