@@ -100,13 +100,23 @@ export function isLocal(c: Commit): c is Commit<LocalCommitData> {
   return c.data.type === 'local';
 }
 
+/** A chain below some commit, snapshot first: what readChain's `known` answers for a commit it knows. */
+export interface ChainBelow {
+  readonly snapshot: Commit<SnapshotCommitData>;
+  /** Oldest first, the known commit last. */
+  readonly locals: readonly Commit<LocalCommitData>[];
+}
+
 /**
  * Walks from `head` to its snapshot. Returns the snapshot and the local
- * commits on top of it, oldest first.
+ * commits on top of it, oldest first. `known`: asked for a basis not at hand
+ * before it is read; a chain it answers (ending in that commit) is taken as
+ * the rest of the walk.
  */
 export async function readChain(
   dag: DagRead,
   head: Commit,
+  known?: (hash: Hash) => ChainBelow | undefined,
 ): Promise<{ snapshot: Commit<SnapshotCommitData>; locals: Commit<LocalCommitData>[] }> {
   const locals: Commit<LocalCommitData>[] = [];
   let c = head;
@@ -114,6 +124,8 @@ export async function readChain(
     locals.push(c);
     // Commits at hand are read without a promise each (a long pending chain is walked on every sync).
     const basis = dag.peekChunk?.(c.data.basisHash);
+    const below = basis === undefined ? known?.(c.data.basisHash) : undefined;
+    if (below !== undefined) return { snapshot: below.snapshot, locals: below.locals.concat(locals.reverse()) };
     c = basis === undefined ? await readCommit(dag, c.data.basisHash) : asCommit(basis);
   }
   locals.reverse();

@@ -8,8 +8,8 @@
  * replayed (rebased with its mutator); when nothing needs replaying the base
  * head is the result as is.
  */
-import type { DagRead, DagWrite } from '../dag/types';
-import { hasTrees, readChain, type Commit, type LocalCommitData, type SnapshotCommitData } from './commit';
+import type { DagRead, DagWrite, Hash } from '../dag/types';
+import { hasTrees, readChain, type ChainBelow, type Commit, type LocalCommitData, type SnapshotCommitData } from './commit';
 import { compareCookies } from './cookie-order';
 import type { DbContext } from './db-context';
 import { replayInputOf, replayMutations } from './mutation-runner';
@@ -31,8 +31,9 @@ export interface MergePlan {
   readonly replay: readonly Commit<LocalCommitData>[];
 }
 
-export async function readChainOf(dag: DagRead, head: Commit): Promise<Chain> {
-  const { snapshot, locals } = await readChain(dag, head);
+/** `known`: see readChain. */
+export async function readChainOf(dag: DagRead, head: Commit, known?: (hash: Hash) => ChainBelow | undefined): Promise<Chain> {
+  const { snapshot, locals } = await readChain(dag, head, known);
   return { head, snapshot, locals };
 }
 

@@ -10,7 +10,7 @@
  * (store-kit.ts says why that costs more than it saves).
  */
 import type { Chunk, DagRead, Hash } from '../dag/types';
-import type { Commit, CommitData, LocalCommitData, SnapshotCommitData } from '../db/commit';
+import type { Commit, CommitData, LocalCommitData } from '../db/commit';
 import type { Database } from '../db/database';
 import type { Chain } from '../db/merge-chains';
 import type { TabMergeKit, TabSyncOptions } from './tab-sync';
@@ -118,22 +118,13 @@ export function viewChain(kit: TabMergeKit, db: Database, dag: DagRead): Chain {
  * The chain of `head`, read from the dag only down to a commit of one of the
  * `known` chains (whose chain below it is that chain's): another tab's head,
  * which builds on this tab's stored commits, reads none of them back.
- * Commits at hand are read without a promise each; `known` is asked for
- * (once) and its commits looked up by hash only before a read of the store.
+ * readChain's walk (commits at hand are read without a promise each);
+ * `known` is asked for (once) and its commits looked up by hash only before
+ * a read of the store.
  */
 export async function readChainKnowing(kit: TabMergeKit, dag: DagRead, head: Commit, known: () => readonly Chain[]): Promise<Chain> {
-  const above: Commit<LocalCommitData>[] = [];
   let where: Map<Hash, { readonly chain: Chain; readonly at: number }> | undefined;
-  let c = head;
-  while (c.data.type === 'local') {
-    const local = c as Commit<LocalCommitData>;
-    above.push(local);
-    const basisHash = local.data.basisHash;
-    const basis = dag.peekChunk?.(basisHash);
-    if (basis !== undefined) {
-      c = basis as unknown as Commit;
-      continue;
-    }
+  return kit.readChainOf(dag, head, (hash) => {
     if (where === undefined) {
       where = new Map();
       for (const chain of known()) {
@@ -141,16 +132,9 @@ export async function readChainKnowing(kit: TabMergeKit, dag: DagRead, head: Com
         for (let at = 0; at < chain.locals.length; at++) where.set(chain.locals[at]!.hash, { chain, at });
       }
     }
-    const found = where.get(basisHash);
-    if (found !== undefined) {
-      const locals = found.chain.locals.slice(0, found.at + 1);
-      for (let i = above.length - 1; i >= 0; i--) locals.push(above[i]!);
-      return { head, snapshot: found.chain.snapshot, locals };
-    }
-    c = await kit.readCommit(dag, basisHash);
-  }
-  above.reverse();
-  return { head, snapshot: c as Commit<SnapshotCommitData>, locals: above };
+    const found = where.get(hash);
+    return found === undefined ? undefined : { snapshot: found.chain.snapshot, locals: found.chain.locals.slice(0, found.at + 1) };
+  });
 }
 
 export async function dropMergeHead(o: TabSyncOptions): Promise<void> {
