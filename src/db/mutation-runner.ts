@@ -29,8 +29,12 @@ export function replayInputOf({ hash, data }: Commit<LocalCommitData>): Mutation
   };
 }
 
-/** The commit data of a mutation run on `basisHash` that left these trees. */
-function localCommitData(input: MutationInput, basisHash: Hash, valueHash: Hash, indexes: readonly IndexRecord[]): LocalCommitData {
+/**
+ * The commit data of a mutation run on `basisHash` that left these trees: the
+ * one constructor of LocalCommitData (a merge's description of a stored commit
+ * from its database's lists, tab-merge's viewChain, uses it too, through its kit).
+ */
+export function localCommitData(input: MutationInput, basisHash: Hash, valueHash: Hash, indexes: readonly IndexRecord[]): LocalCommitData {
   return {
     type: 'local',
     basisHash,
