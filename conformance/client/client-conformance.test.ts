@@ -3,11 +3,6 @@ import { runScenario } from './engine/run-scenario';
 import { createClient } from './factory';
 import { formatResult } from './report';
 import { allScenarios } from './scenarios/index';
-// Our client loads some of its code with import() when it first needs it (mutation recovery, presence). Under vitest that load
-// goes through the module runner's channel, which a settle cannot watch (the packaged client reads a file, which it waits for),
-// so a scenario could move the fake clock on before the code is there: it is loaded up front.
-import '../../src/persist/other-stores';
-import '../../src/presence/presence-client';
 
 describe('our client against every scenario (in-memory sockets)', () => {
   const runnable = allScenarios.filter((s) => s.skip === undefined);

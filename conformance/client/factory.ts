@@ -8,6 +8,15 @@ import type { ReadTransaction } from '../../src/db/transaction-types';
 import { Reflect, type ReflectOptions } from '../../src/reflect';
 import { conformanceMutators, type ConformanceMutators } from '../../server/conformance-mutators';
 import { OUR_CAPABILITIES, parseCapabilities, type Capability } from './capabilities';
+import { loadOtherStores } from '../../src/persist/store-kit';
+import { loadTabMerge } from '../../src/persist/tab-sync';
+import { loadPresenceCode } from '../../src/presence/reflect-presence';
+
+// Our client loads some of its code with import() when it first needs it (mutation recovery, presence, the tab merge),
+// once per page. Run from the sources, that load goes through a module loader's channel that a settle cannot watch (tsx's
+// hooks thread, vitest's module runner), so a scenario could move the fake clock on before the code is there: ours is
+// loaded up front, through the loaders the client itself uses. (The packaged client reads a file, which a settle waits for.)
+await Promise.all([loadOtherStores(), loadTabMerge(), loadPresenceCode()]);
 
 export { conformanceMutators };
 export type { ConformanceMutators };

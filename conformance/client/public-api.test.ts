@@ -6,11 +6,6 @@ import { formatResult } from './report';
 import { runClientConformance } from './run-client-conformance';
 import { allScenarios } from './scenarios/index';
 import type { SocketConstructor } from '../../src/connection/socket';
-// Our client loads some of its code with import() when it first needs it (mutation recovery, presence). Under vitest that load
-// goes through the module runner's channel, which a settle cannot watch (the packaged client reads a file, which it waits for),
-// so a scenario could move the fake clock on before the code is there: it is loaded up front.
-import '../../src/persist/other-stores';
-import '../../src/presence/presence-client';
 
 /** Scenarios a client with none of the extras cannot run, each with why. */
 const SKIPPED_WITHOUT_EXTRAS = {

@@ -10,7 +10,7 @@
 import { OLD_DB_CLEANUP_MAX_AGE_MS, OLD_DB_CLEANUP_MAX_AGE_NO_PENDING_MS } from '../../protocol/constants';
 import type { KvProvider } from '../kv/provider';
 import { forgetChainHint } from './group-chain';
-import { storeKit } from './store-kit';
+import { loadOtherStores, storeKit } from './store-kit';
 import { STORE_FORMAT_VERSION } from './store-names';
 import type { StoreRegistry } from './store-registry';
 
@@ -34,7 +34,7 @@ export async function cleanupOldStores(
   const result: CleanupResult = { deleted: [], keptWithPending: [] };
   const old = (await registry.stores(now)).filter((entry) => !inUse.has(entry.dataName) && now - entry.lastUsedMs > maxUnusedMs(entry.format));
   if (old.length === 0) return result;
-  const { holdsPendingMutations } = await import('./other-stores');
+  const { holdsPendingMutations } = await loadOtherStores();
   for (const entry of old) {
     if (await holdsPendingMutations(storeKit, provider, entry)) {
       result.keptWithPending.push(entry.dataName);

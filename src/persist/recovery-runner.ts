@@ -15,7 +15,7 @@ import type { RecoveryChannel, RecoveryLogger } from './mutation-recovery';
 import { Periodic } from './periodic';
 import type { RecoveryScope } from './recoverable-groups';
 import { readGroups } from './records';
-import { storeKit } from './store-kit';
+import { loadOtherStores, storeKit } from './store-kit';
 import type { RegisteredStore, StoreRegistry } from './store-registry';
 
 /** How often mutation recovery looks again for other groups' unpushed mutations. */
@@ -67,7 +67,7 @@ export class RecoveryRunner {
     if (!o.channel.connected) return;
     const stores = await o.registry.stores(o.now());
     if (!(await mayHoldRecoverableGroups(o, stores))) return;
-    const { findRecoverableGroups, recoverRound } = await import('./other-stores');
+    const { findRecoverableGroups, recoverRound } = await loadOtherStores();
     const round = await findRecoverableGroups({ ...o, stores, kit: storeKit });
     try {
       const outcomes = await recoverRound(o.channel, round, o.logger, o.onVersionNotSupported);

@@ -8,6 +8,7 @@
  * start-up chunks that compress worse apart than the lazy code saves.
  */
 import { RECOVERY_CACHE_BYTES } from '../../protocol/constants';
+import { lazyChunk } from '../lazy-chunk';
 import { LazyDagStore } from '../dag/lazy-store';
 import { PersistentDagStore } from '../dag/store';
 import { MAIN_HEAD, readChain, readCommit, readHeadCommit } from '../db/commit';
@@ -35,3 +36,6 @@ export const storeKit = {
 } as const;
 
 export type StoreKit = typeof storeKit;
+
+/** The code for other client groups and stores (other-stores.ts), loaded the first time a round may need it (a failed load is tried again next time). */
+export const loadOtherStores = lazyChunk(() => import('./other-stores'));

@@ -41,7 +41,7 @@ const tabMergeKit = { UNKEPT_TREE, readCommit, readChainOf, planMerge, isNoOp, a
 export type TabMergeKit = typeof tabMergeKit;
 
 /** The multi-tab and long-chain paths of a sync (tab-merge.ts), loaded the first time one runs (a failed load is tried again at the next sync that needs it). */
-const loadTabMerge = lazyChunk(() => import('./tab-merge'));
+export const loadTabMerge = lazyChunk(() => import('./tab-merge'));
 
 export type SyncResult =
   /** Nothing to do, or done. */

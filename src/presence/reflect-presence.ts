@@ -46,6 +46,9 @@ export const PRESENCE_LOAD_RETRY_MAX_MS = 60_000;
 
 type PresenceCode = typeof import('./presence-client');
 
+/** The presence code (presence-client.ts), loaded once for every client of the page (a failed load is forgotten). */
+export const loadPresenceCode = lazyChunk((): Promise<PresenceCode> => import('./presence-client'));
+
 /**
  * The presence of a client: its view read from its store, its state sent with
  * the built-in mutation. Its code (presence-client.ts, with the sender and the
@@ -63,7 +66,7 @@ export function presenceOf(
   environment: { readonly clock: Clock; readonly timers: Timers },
   store: Promise<Pick<Store, 'mutate'>>,
   onError: (message: string, error: unknown) => void,
-  load: () => Promise<PresenceCode> = () => import('./presence-client'),
+  load: () => Promise<PresenceCode> = loadPresenceCode,
 ): ReflectPresence {
   const loadCode = lazyChunk(load);
   let client: PresenceClient | undefined;
