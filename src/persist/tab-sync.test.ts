@@ -4,6 +4,8 @@ import { MemoryKvProvider } from '../kv/memory-provider';
 import type { KvProvider } from '../kv/provider';
 import type { DagRead, Hash } from '../dag/types';
 import type { KvRead, KvStore } from '../kv/types';
+import { readCommit } from '../db/commit';
+import { readChainOf } from '../db/merge-chains';
 import { readClient, readGroup } from './records';
 import { Tabs, valueOf, type Tab } from './testing/tabs';
 
@@ -182,6 +184,33 @@ describe('tabs of one client group', () => {
     expect(await valueOf(c, 'n')).toBe(backlog + 1);
     expect(pendingOf(c)).toEqual(pendingOf(a));
   });
+
+  for (const [after, server] of [[0, false], [1, false], [0, true], [1, true]] as const) {
+    it(`a merge over stored commits (${after} new mutation(s), ${server ? 'the other tab on a newer server state' : 'one server state'}) leaves the view's pending mutations as its chain stores them, each once`, async () => {
+      tabs = new Tabs({ frozen: true, storeSliceCommits: 2 });
+      const a = await tabs.open();
+      for (let i = 0; i < 6; i++) await a.client.store.mutate('increment', { key: 'n' });
+      expect(await a.client.sync()).toBe('synced');
+      // Another tab takes the backlog in and moves the group head; then the first merges that head over its stored commits
+      // (described from its database's lists), reading the other head only down to them.
+      const b = await tabs.open();
+      if (server) await b.client.store.applyServerUpdate({ baseCookie: null, cookie: 1, lastMutationIDChanges: {}, patch: [{ op: 'put', key: 'server', value: true }] });
+      await b.client.store.mutate('put', { key: 'b', value: 1 });
+      expect(await b.client.sync()).toBe('synced');
+      for (let i = 0; i < after; i++) await a.client.store.mutate('increment', { key: 'n' });
+      expect(await a.client.sync()).toBe('synced');
+      // With nothing new, the view takes the group head as it is: nothing replayed (a chain that misread theirs would differ from ours and replay).
+      if (after === 0) expect(a.client.viewHead()).toBe(b.client.viewHead());
+      // The view's chain read commit by commit from the store (the sync stored its head).
+      const stored = await new PersistentDagStore(await tabs.dataKv()).withRead(async (r) => readChainOf(r, await readCommit(r, a.client.viewHead())));
+      const chainPending = stored.locals.map(({ data: d }) => ({ id: d.mutationID, clientID: d.clientID, name: d.mutatorName, args: d.mutatorArgs, timestamp: d.timestamp }));
+      expect(a.client.store.pendingMutations()).toEqual(chainPending);
+      const ids = Array.from({ length: 6 + after }, (_, i) => `${a.id}:${i + 1}`);
+      expect([...pendingOf(a)].sort()).toEqual([...ids, `${b.id}:1`].sort());
+      expect(await valueOf(a, 'n')).toBe(6 + after);
+      expect(await valueOf(a, 'server')).toBe(server ? true : undefined);
+    });
+  }
 
   it('slices stopped midway leave a consistent store; a later store takes them in, even after the refresh head let go of them', async () => {
     const provider = new FailingProvider('tab-sync-store-slices-stopped');
