@@ -96,19 +96,8 @@ export function viewChain(kit: TabMergeKit, db: Database, dag: DagRead): Chain {
       continue;
     }
     const m = mutations[i]!;
-    const data: LocalCommitData = {
-      type: 'local',
-      basisHash: i === 0 ? snapshot.hash : hashes[i - 1]!,
-      mutationID: m.id,
-      mutatorName: m.name,
-      mutatorArgs: m.args,
-      timestamp: m.timestamp,
-      clientID: m.clientID,
-      originalHash: null,
-      valueHash: kit.UNKEPT_TREE,
-      indexes: [],
-    };
-    locals.push({ hash, data });
+    const input = { name: m.name, args: m.args, clientID: m.clientID, mutationID: m.id, timestamp: m.timestamp, originalHash: null };
+    locals.push({ hash, data: kit.localCommitData(input, i === 0 ? snapshot.hash : hashes[i - 1]!, kit.UNKEPT_TREE, []) });
   }
   if (last >= 0) locals.push(head as Commit<LocalCommitData>);
   return { head, snapshot, locals };

@@ -29,6 +29,7 @@ import { readCommit, UNKEPT_TREE, type CommitData, type SnapshotCommitData } fro
 import { compareCookies } from '../db/cookie-order';
 import type { Database } from '../db/database';
 import { applyMergePlan, isNoOp, planMerge, readChainOf, type Chain } from '../db/merge-chains';
+import { localCommitData } from '../db/mutation-runner';
 import { lazyChunk } from '../lazy-chunk';
 import { writeGroupChain, type GroupChain } from './group-chain';
 import { readClient, readGroup, writeClient, writeGroup, type ClientGroupRecord } from './records';
@@ -37,7 +38,7 @@ import { readClient, readGroup, writeClient, writeGroup, type ClientGroupRecord 
 const MAX_SYNC_ATTEMPTS = 5;
 
 /** What tab-merge.ts (loaded only when needed) uses of the start-up code, handed to it rather than imported. */
-const tabMergeKit = { UNKEPT_TREE, readCommit, readChainOf, planMerge, isNoOp, applyMergePlan, readClient, readGroup, writeClient } as const;
+const tabMergeKit = { UNKEPT_TREE, readCommit, readChainOf, planMerge, isNoOp, applyMergePlan, localCommitData, readClient, readGroup, writeClient } as const;
 export type TabMergeKit = typeof tabMergeKit;
 
 /** The multi-tab and long-chain paths of a sync (tab-merge.ts), loaded the first time one runs (a failed load is tried again at the next sync that needs it). */
