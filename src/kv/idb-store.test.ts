@@ -22,6 +22,18 @@ function capturingFactory(): { factory: IDBFactory; connections: IDBDatabase[] }
 
 const silent: KvLogger = { warn: () => {} };
 
+/** Records each IndexedDB transaction opened until `restore()`. */
+function recordTransactions(): { made: IDBTransaction[]; restore: () => void } {
+  const made: IDBTransaction[] = [];
+  const transaction = IDBDatabase.prototype.transaction;
+  const spy = vi.spyOn(IDBDatabase.prototype, 'transaction').mockImplementation(function (this: IDBDatabase, ...args) {
+    const tx = transaction.apply(this, args);
+    made.push(tx);
+    return tx;
+  });
+  return { made, restore: () => spy.mockRestore() };
+}
+
 describe('IDBStore on fake-indexeddb', () => {
   it('writes, closes, reopens and reads back', async () => {
     const factory = new IDBFactory();
@@ -218,13 +230,7 @@ describe('IDBStore on fake-indexeddb', () => {
     await setup.put('a', 1);
     await setup.commit();
 
-    const made: IDBTransaction[] = [];
-    const transaction = IDBDatabase.prototype.transaction;
-    const transactions = vi.spyOn(IDBDatabase.prototype, 'transaction').mockImplementation(function (this: IDBDatabase, ...args) {
-      const tx = transaction.apply(this, args);
-      made.push(tx);
-      return tx;
-    });
+    const { made, restore } = recordTransactions();
     try {
       const w = await store.write();
       await w.put('a', 2);
@@ -240,7 +246,7 @@ describe('IDBStore on fake-indexeddb', () => {
       expect(made.map((tx) => tx.mode)).toEqual(['readwrite', 'readonly']);
       r.release();
     } finally {
-      transactions.mockRestore();
+      restore();
     }
     await store.close();
   });
@@ -253,13 +259,7 @@ describe('IDBStore on fake-indexeddb', () => {
     await setup.put('y', 0);
     await setup.commit();
 
-    const made: IDBTransaction[] = [];
-    const transaction = IDBDatabase.prototype.transaction;
-    const transactions = vi.spyOn(IDBDatabase.prototype, 'transaction').mockImplementation(function (this: IDBDatabase, ...args) {
-      const tx = transaction.apply(this, args);
-      made.push(tx);
-      return tx;
-    });
+    const { made, restore } = recordTransactions();
     try {
       const w = await store.write();
       await w.put('x', 1);
@@ -288,7 +288,7 @@ describe('IDBStore on fake-indexeddb', () => {
       expect([x, y]).toEqual(both);
       expect(both).toEqual(outcome === 'committed' ? [1, 1] : [0, 0]);
     } finally {
-      transactions.mockRestore();
+      restore();
     }
     await store.close();
   });
