@@ -5,6 +5,7 @@ import { FakeSocketServer } from './connection/testing/fake-socket';
 import { seededRandom } from './connection/testing/harness';
 import type { WriteTransaction } from './db/transaction-types';
 import { MemoryKvProvider } from './kv/memory-provider';
+import { withWrappedWrites } from './kv/wrapped-writes.testing';
 import type { KvProvider } from './kv/provider';
 import type { KvStore } from './kv/types';
 import { logStoreName } from './persist/store-names';
@@ -169,27 +170,10 @@ describe('Reflect', () => {
     const gate = new Promise<never>((_, reject) => (failCommit = reject));
     let commitsAsked = 0;
     const stores: KvStore[] = [];
-    const provider: KvProvider = {
-      durable: false,
-      list: () => inner.list(),
-      drop: (name) => inner.drop(name),
-      async open(name) {
-        const kv = await inner.open(name);
-        stores.push(kv);
-        if (name.endsWith(logStoreName(''))) return kv;
-        return {
-          read: () => kv.read(),
-          write: async () => {
-            const w = await kv.write();
-            return Object.assign(w, { commit: () => (++commitsAsked === 1 ? gate : Promise.reject(new Error('unexpected commit'))) });
-          },
-          close: () => kv.close(),
-          get closed() {
-            return kv.closed;
-          },
-        };
-      },
-    };
+    const provider = withWrappedWrites(inner, (w) => Object.assign(w, { commit: () => (++commitsAsked === 1 ? gate : Promise.reject(new Error('unexpected commit'))) }), {
+      wrapped: (name) => !name.endsWith(logStoreName('')),
+      opened: (kv) => stores.push(kv),
+    });
     const clock = new FakeClock(1000);
     const errors: unknown[] = [];
     const r = new Reflect({

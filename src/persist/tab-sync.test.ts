@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { PersistentDagStore } from '../dag/store';
 import { MemoryKvProvider } from '../kv/memory-provider';
-import type { KvProvider } from '../kv/provider';
+import { withWrappedWrites } from '../kv/wrapped-writes.testing';
 import type { DagRead, Hash } from '../dag/types';
 import type { KvRead, KvStore } from '../kv/types';
 import { readCommit } from '../db/commit';
@@ -418,26 +418,10 @@ describe('tabs of one client group', () => {
   it('a stored chain keeps the trees of its head only: the commits below it are stored without theirs', async () => {
     const stored: string[] = [];
     const provider = new MemoryKvProvider(`thin-${Math.random()}`);
-    const recording: KvProvider = {
-      durable: false,
-      list: () => provider.list(),
-      drop: (name) => provider.drop(name),
-      async open(name) {
-        const kv = await provider.open(name);
-        return {
-          read: () => kv.read(),
-          write: async () => {
-            const w = await kv.write();
-            const put = w.put.bind(w);
-            return Object.assign(w, { put: (key: string, value: never) => (stored.push(key), put(key, value)) });
-          },
-          close: () => kv.close(),
-          get closed() {
-            return kv.closed;
-          },
-        };
-      },
-    };
+    const recording = withWrappedWrites(provider, (w) => {
+      const put = w.put.bind(w);
+      return Object.assign(w, { put: (key: string, value: never) => (stored.push(key), put(key, value)) });
+    });
     tabs = new Tabs({ frozen: true, provider: recording });
     const a = await tabs.open();
     const MUTATIONS = 50;
