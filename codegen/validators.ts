@@ -20,6 +20,8 @@ export const AJV_OPTIONS = {
  * strings (src/protocol/validation-message.ts words them from keyword and
  * params), schema paths (errors say where by instancePath), and the descriptive
  * keywords of the schema objects ajv embeds (the JSON Schema files keep them).
+ * The emitted code is then made smaller without changing what it answers (see
+ * emitValidatorModule; codegen/validators.test.ts holds it to ajv at run time).
  */
 const EMIT_OPTIONS = { messages: false } as const;
 const DESCRIPTIVE_KEYWORDS = new Set(['title', 'description', '$comment']);
@@ -43,6 +45,15 @@ export function withoutDescriptiveKeywords(schema: unknown): unknown {
   return out;
 }
 
+/** ajv calls `unicode` deprecated (it is still honoured); everything else it logs goes to the console. */
+const UNICODE_QUIET_LOGGER = {
+  log: console.log,
+  warn: (...args: unknown[]) => {
+    if (!(typeof args[0] === 'string' && args[0].startsWith('DEPRECATED: option unicode.'))) console.warn(...args);
+  },
+  error: console.error,
+};
+
 export function validatorName(name: string): string {
   return `validate${name}`;
 }
@@ -52,17 +63,34 @@ export function validatorName(name: string): string {
  * and no `new Function` at run time.
  */
 export function emitValidatorModule(schemas: readonly NamedJsonSchema[]): string {
-  const ajv = new Ajv({ ...AJV_OPTIONS, ...EMIT_OPTIONS, code: { source: true, esm: true, lines: true } });
+  const unicode = !schemas.every(({ jsonSchema }) => lengthBoundsAreAtMostOne(jsonSchema));
+  const ajv = new Ajv({ ...AJV_OPTIONS, ...EMIT_OPTIONS, unicode, logger: UNICODE_QUIET_LOGGER, code: { source: true, esm: true, lines: true } });
   const exportsMap: Record<string, string> = {};
   for (const { name, jsonSchema } of schemas) {
     ajv.addSchema(withoutDescriptiveKeywords(jsonSchema) as JsonSchema);
     exportsMap[validatorName(name)] = jsonSchema.$id as string;
   }
-  const code = withoutSchemaPaths(inlineRuntime(standaloneCode(ajv, exportsMap)));
+  const code = withUnusedArgumentsLeftOut(withSharedFail(withSchemaValuesInline(withoutSchemaPaths(inlineRuntime(standaloneCode(ajv, exportsMap))))));
   if (/\brequire\(/.test(code)) {
     throw new Error('Generated validators need a runtime require() that codegen cannot inline; adjust the schema.');
   }
   return `// ${GENERATED_NOTICE}\n/* eslint-disable */\n${code.trim()}\n`;
+}
+
+/**
+ * Whether every string length bound in the schema is `minLength` 0 or 1 (and
+ * there is no `maxLength`): a string has at least one code point exactly when
+ * it has at least one UTF-16 unit, so such bounds need not count code points
+ * (ajv's `unicode: false` compares `.length`, with no helper to carry).
+ */
+export function lengthBoundsAreAtMostOne(schema: unknown): boolean {
+  if (Array.isArray(schema)) return schema.every(lengthBoundsAreAtMostOne);
+  if (schema === null || typeof schema !== 'object') return true;
+  return Object.entries(schema).every(([key, value]) => {
+    if (key === 'maxLength') return false;
+    if (key === 'minLength') return value === 0 || value === 1;
+    return lengthBoundsAreAtMostOne(value);
+  });
 }
 
 /** ajv's string length in code points, written inline so the module has no imports. */
@@ -86,6 +114,70 @@ function withoutSchemaPaths(code: string): string {
   const stripped = code.replace(/schemaPath:"(?:[^"\\]|\\.)*",/g, '');
   if (stripped.includes('schemaPath')) throw new Error('Generated validators write a schemaPath codegen cannot leave out.');
   return stripped;
+}
+
+/**
+ * ajv reads some error params (a `type` list, an `enum`) from the schema object
+ * it embeds whole, e.g. `schema16.items[1].properties.baseCookie.type`; each
+ * such read is written as the JSON value it reads, and the schema objects
+ * nothing reads any more are left out.
+ */
+function withSchemaValuesInline(code: string): string {
+  const schemas = new Map<string, unknown>();
+  for (const match of code.matchAll(/^const (schema\d+) = (.*);$/gm)) schemas.set(match[1]!, JSON.parse(match[2]!));
+  const inlined = code.replace(/\b(schema\d+)((?:\.[A-Za-z_$][\w$]*|\[\d+\])+)/g, (read, name: string, path: string) => {
+    if (!schemas.has(name)) throw new Error(`Generated validators read ${read}, which codegen cannot find.`);
+    let value = schemas.get(name);
+    for (const [, key, index] of path.matchAll(/\.([A-Za-z_$][\w$]*)|\[(\d+)\]/g)) value = (value as Record<string, unknown>)[key ?? index!];
+    if (value === undefined) throw new Error(`Generated validators read ${read}, which is not in the schema.`);
+    return JSON.stringify(value);
+  });
+  const stripped = inlined.replace(/^const schema\d+ = .*;\n/gm, '');
+  if (/\bschema\d+\b/.test(stripped)) throw new Error('Generated validators use a schema object in a way codegen cannot inline.');
+  return stripped;
+}
+
+/** The one function every generated `validateN.errors = [error]; return false;` becomes a call of. */
+const FAIL_SOURCE = `function fail(validate, instancePath, keyword, params) {
+  validate.errors = [{instancePath, keyword, params}];
+  return false;
+}`;
+
+/**
+ * With allErrors off, ajv fails at the first error with the same two
+ * statements each time, written out at ~300 places; each becomes a call of one
+ * shared function that sets the same error (same properties, same order) and
+ * returns false.
+ */
+function withSharedFail(code: string): string {
+  const shared = code.replace(
+    /^(validate\d+)\.errors = \[\{instancePath(?::(.*?))?,keyword:("\w+"),params:(.*)\}\];\nreturn false;$/gm,
+    (_, validate: string, path: string | undefined, keyword: string, params: string) => `return fail(${validate}, ${path ?? 'instancePath'}, ${keyword}, ${params});`,
+  );
+  if (/^validate\d+\.errors = \[\{/m.test(shared)) throw new Error('Generated validators set an error in a way codegen cannot share.');
+  if (/\bfail\b/.test(code)) throw new Error('Generated validators already use the name fail.');
+  return shared.replace(/^("use strict";\n)?/, (useStrict) => `${useStrict}${FAIL_SOURCE}\n`);
+}
+
+const SIGNATURE = '(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){';
+
+/**
+ * Every validator takes `{instancePath, parentData, parentDataProperty,
+ * rootData}`; only one that calls another (a `$ref`) passes the last three on.
+ * A validator whose body never names one of them is written without it.
+ */
+function withUnusedArgumentsLeftOut(code: string): string {
+  const parts = code.split(/(?=^function validate\d+\()/m);
+  return parts
+    .map((part) => {
+      if (!part.startsWith('function validate')) return part;
+      const at = part.indexOf(SIGNATURE);
+      if (at < 0) throw new Error('A generated validator has a signature codegen does not know.');
+      const body = part.slice(at + SIGNATURE.length);
+      const kept = ['parentData', 'parentDataProperty', 'rootData=data'].filter((name) => new RegExp(`\\b${name.replace('=data', '')}\\b`).test(body));
+      return `${part.slice(0, at)}(data, {${['instancePath=""', ...kept].join(', ')}}={}){${body}`;
+    })
+    .join('');
 }
 
 function inlineRuntime(code: string): string {
