@@ -70,7 +70,7 @@ export function emitValidatorModule(schemas: readonly NamedJsonSchema[]): string
     ajv.addSchema(withoutDescriptiveKeywords(jsonSchema) as JsonSchema);
     exportsMap[validatorName(name)] = jsonSchema.$id as string;
   }
-  const code = withUnusedArgumentsLeftOut(withSharedFail(withSchemaValuesInline(withoutSchemaPaths(inlineRuntime(standaloneCode(ajv, exportsMap))))));
+  const code = withPurePatterns(withUnusedArgumentsLeftOut(withSharedFail(withSchemaValuesInline(withoutSchemaPaths(inlineRuntime(standaloneCode(ajv, exportsMap)))))));
   if (/\brequire\(/.test(code)) {
     throw new Error('Generated validators need a runtime require() that codegen cannot inline; adjust the schema.');
   }
@@ -178,6 +178,17 @@ function withUnusedArgumentsLeftOut(code: string): string {
       return `${part.slice(0, at)}(data, {${['instancePath=""', ...kept].join(', ')}}={}){${body}`;
     })
     .join('');
+}
+
+/**
+ * ajv compiles each `pattern` once, at the top of the module; marked pure, a
+ * bundler leaves out those of the validators an app does not import (a
+ * `new RegExp` is otherwise kept for its possible side effects).
+ */
+function withPurePatterns(code: string): string {
+  const marked = code.replace(/^const (pattern\d+) = new RegExp\(/gm, 'const $1 = /* @__PURE__ */ new RegExp(');
+  if (/^(?!const pattern\d+ = \/\* @__PURE__ \*\/ )[^\n]*\bnew RegExp\(/m.test(marked)) throw new Error('Generated validators compile a pattern in a way codegen does not know.');
+  return marked;
 }
 
 function inlineRuntime(code: string): string {

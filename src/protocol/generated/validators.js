@@ -2065,10 +2065,10 @@ return errors === 0;
 }
 
 export const validateConnectQuery = validate25;
-const pattern0 = new RegExp("^(|0|[1-9][0-9]*)$", "u");
-const pattern1 = new RegExp("^[0-9]+(\\.[0-9]+)?$", "u");
-const pattern2 = new RegExp("^(0|[1-9][0-9]*)$", "u");
-const pattern3 = new RegExp("^[A-Za-z0-9_-]{21}$", "u");
+const pattern0 = /* @__PURE__ */ new RegExp("^(|0|[1-9][0-9]*)$", "u");
+const pattern1 = /* @__PURE__ */ new RegExp("^[0-9]+(\\.[0-9]+)?$", "u");
+const pattern2 = /* @__PURE__ */ new RegExp("^(0|[1-9][0-9]*)$", "u");
+const pattern3 = /* @__PURE__ */ new RegExp("^[A-Za-z0-9_-]{21}$", "u");
 
 function validate25(data, {instancePath=""}={}){
 /*# sourceURL="urn:roomsync:protocol:v1:ConnectQuery" */;
@@ -2401,7 +2401,7 @@ return errors === 0;
 }
 
 export const validateIndexDefinition = validate28;
-const pattern4 = new RegExp("^(/.*)?$", "u");
+const pattern4 = /* @__PURE__ */ new RegExp("^(/.*)?$", "u");
 
 function validate28(data, {instancePath=""}={}){
 /*# sourceURL="urn:roomsync:protocol:v1:IndexDefinition" */;
@@ -2476,7 +2476,7 @@ return errors === 0;
 }
 
 export const validateSecondaryIndexKey = validate29;
-const pattern5 = new RegExp("^[^\\u0000]*$", "u");
+const pattern5 = /* @__PURE__ */ new RegExp("^[^\\u0000]*$", "u");
 
 function validate29(data, {instancePath=""}={}){
 /*# sourceURL="urn:roomsync:protocol:v1:SecondaryIndexKey" */;
@@ -3019,7 +3019,7 @@ return errors === 0;
 }
 
 export const validateClientOptionsData = validate34;
-const pattern7 = new RegExp("^wss?://", "u");
+const pattern7 = /* @__PURE__ */ new RegExp("^wss?://", "u");
 
 function validate34(data, {instancePath=""}={}){
 /*# sourceURL="urn:roomsync:protocol:v1:ClientOptionsData" */;
