@@ -15,18 +15,12 @@ const CASES: Record<string, { schema: object; invalid: unknown[] }> = {
   enum: { schema: { enum: ['a', 'b'] }, invalid: ['c'] },
   minimum: { schema: { type: 'number', minimum: 1 }, invalid: [0] },
   maximum: { schema: { type: 'number', maximum: 65535 }, invalid: [65536] },
-  exclusiveMinimum: { schema: { type: 'number', exclusiveMinimum: 0 }, invalid: [0] },
-  exclusiveMaximum: { schema: { type: 'number', exclusiveMaximum: 9 }, invalid: [9] },
   minLength: { schema: { type: 'string', minLength: 1 }, invalid: [''] },
-  maxLength: { schema: { type: 'string', maxLength: 2 }, invalid: ['abc'] },
   minItems: { schema: { type: 'array', minItems: 2 }, invalid: [[1]] },
   maxItems: { schema: { type: 'array', maxItems: 1 }, invalid: [[1, 2]] },
   additionalItems: { schema: { type: 'array', items: [{}], minItems: 1, additionalItems: false }, invalid: [[1, 2]] },
-  minProperties: { schema: { type: 'object', minProperties: 1 }, invalid: [{}] },
-  maxProperties: { schema: { type: 'object', maxProperties: 1 }, invalid: [{ a: 1, b: 2 }] },
   pattern: { schema: { type: 'string', pattern: '^[0-9]+$' }, invalid: ['x'] },
   anyOf: { schema: { anyOf: [{ type: 'string' }, { type: 'integer' }] }, invalid: [true] },
-  oneOf: { schema: { oneOf: [{ type: 'number' }, { type: 'integer' }] }, invalid: [1] },
   discriminator: {
     schema: {
       type: 'object',
