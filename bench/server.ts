@@ -6,13 +6,14 @@
  *  - sustained mutations/s: 1 room × 50 clients and 50 rooms × 2 clients, with the server's memory
  *  - PostgreSQL (a real server from the npm binaries, durable commits) beside SQLite: push → own poke
  *    and → poke on another node, sustained mutations/s and batches/s with 1 and 3 nodes, with the CPU
- *    of every process (on a 2-core machine the cores, not the code, bound the 3-node rows)
+ *    of every process (on a 2-core machine the cores, not the code, bound the 3-node rows; the cluster rows also run
+ *    each node in its own CPU cgroup, one small machine per node: bench/server-cluster.ts)
  * Every loop is bounded in count and time. Prints figures; never fails on speed.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { connect as netConnect, type Socket } from 'node:net';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { availableParallelism, tmpdir } from 'node:os';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { createInterface } from 'node:readline';
@@ -22,7 +23,9 @@ import pg from 'pg';
 import { WebSocket } from 'ws';
 import { buildConnectURL } from '../src/protocol';
 import { startPostgres, type PostgresServer } from '../server/test-support/postgres-server';
-import { fixed, median, percentile, printTable } from './measure';
+import { CORES, cpuBound, cpuPerMutation, type LoadFigures } from './load-figures';
+import { fixed, percentile, printTable } from './measure';
+import { parseNodeCpu, runClusterRows, type ClusterLoad } from './server-cluster';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
 const ADMIN_KEY = 'bench-admin-key';
@@ -59,13 +62,23 @@ const ONLY_BIG_FANOUT = process.env.BENCH_SERVER_ROWS === 'fanout';
 const BIG_FANOUT_RUNS = Number(process.env.BENCH_FANOUT_RUNS ?? '1');
 /** BENCH_SERVER_ROWS=rtt: only the first table (push → own poke on SQLite, memory, rooms in the main thread). */
 const ONLY_RTT_ROWS = process.env.BENCH_SERVER_ROWS === 'rtt';
-/** BENCH_SERVER_ROWS=cluster: only the 50 rooms × 2 clients PostgreSQL rows (1 node, 3 nodes rooms spread, clients spread), after an unmeasured warm-up, BENCH_CLUSTER_ROUNDS times (default 1) in alternating rounds. */
+/**
+ * BENCH_SERVER_ROWS=cluster: only the 50 rooms × 2 clients PostgreSQL rows (1 node, 3 nodes rooms spread, clients spread), after an
+ * unmeasured warm-up, BENCH_CLUSTER_ROUNDS times (default 1) in alternating rounds, each round uncapped and with each node on its own
+ * CPU budget (BENCH_NODE_CPU; bench/server-cluster.ts).
+ */
 const ONLY_CLUSTER_ROWS = process.env.BENCH_SERVER_ROWS === 'cluster';
 const CLUSTER_ROUNDS = Number(process.env.BENCH_CLUSTER_ROUNDS ?? '1');
 /** The cluster rows' unmeasured warm-up, per load. */
 const WARM_UP_MS = 1500;
 /** BENCH_CLUSTER_LOADS=one,rooms,clients (default all): which of those rows each round runs, e.g. =rooms to profile the nodes under one load. */
 const CLUSTER_LOADS = new Set((process.env.BENCH_CLUSTER_LOADS ?? 'one,rooms,clients').split(','));
+/**
+ * BENCH_NODE_CPU (cluster rows): each round runs again with every node's server process in its own CPU cgroup
+ * capped at this many CPUs (one small machine per node; PostgreSQL and the bench uncapped). Unset or `auto`: the
+ * cap rule of bench/node-cpu-cap.ts from the uncapped 1-node run; `off`: uncapped rows only.
+ */
+const NODE_CPU = parseNodeCpu(process.env.BENCH_NODE_CPU);
 /** More server flags for every server this bench starts, e.g. BENCH_SERVER_ARGS="--room-workers 0". */
 const EXTRA_SERVER_ARGS = (process.env.BENCH_SERVER_ARGS ?? '').split(' ').filter((a) => a !== '');
 /** Node flags for every server this bench starts, e.g. BENCH_SERVER_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" (NODE_OPTIONS refuses --cpu-prof). */
@@ -77,8 +90,18 @@ interface Child {
   readonly adminURL?: string;
 }
 
+/** Every child this bench started and has not seen exit: killed when the bench ends any other way (an error, Ctrl+C). */
+const children = new Set<ChildProcess>();
+process.once('exit', () => {
+  for (const child of children) child.kill('SIGKILL');
+});
+// Ctrl+C or a kill ends the bench through process.exit, so the exit handlers run: children killed, PostgreSQL stopped (its harness), CPU cgroups removed.
+for (const [signal, code] of [['SIGINT', 130], ['SIGTERM', 143]] as const) process.once(signal, () => process.exit(code));
+
 function spawnUntil(cmd: string, args: string[], pattern: RegExp): Promise<{ proc: ChildProcess; match: RegExpExecArray }> {
   const proc = spawn(cmd, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
+  children.add(proc);
+  proc.once('exit', () => children.delete(proc));
   return new Promise((resolve, reject) => {
     createInterface({ input: proc.stdout! }).on('line', (line) => {
       const match = pattern.exec(line);
@@ -512,30 +535,6 @@ async function batchesSoFar(nodes: readonly Child[]): Promise<{ batches: number;
   return total;
 }
 
-interface LoadFigures {
-  readonly mutations: number;
-  /** Batches/s: room versions, each with its own poke. */
-  readonly batches: number;
-  /** Storage commits/s (a room's batches that piled up while one was stored share one). */
-  readonly commits: number;
-  /** "% of a core" per process, e.g. "nodes 95/90/88%, PostgreSQL 60%, bench 40%". */
-  readonly cpu: string;
-  /** All those processes together, in % of one core (the machine has CORES × 100%). */
-  readonly totalCpu: number;
-  /** The whole machine meanwhile (these processes and any other work), in % of one core. */
-  readonly machineCpu: number;
-}
-
-const CORES = availableParallelism();
-
-/** CPU µs of all those processes per acknowledged mutation: what decides the figure once the cores are the bound. */
-const perMutation = (f: LoadFigures): number => (f.totalCpu * 1e4) / f.mutations;
-const cpuPerMutation = (f: LoadFigures) => `${fixed(perMutation(f), 0)} µs`;
-
-/** "190% of 200%": the CPU the run used against what the machine has; near the whole, the cores bound the figure. */
-const cpuBound = (f: LoadFigures) =>
-  `${fixed(f.totalCpu, 0)}% of ${CORES * 100}% (machine ${fixed(f.machineCpu, 0)}%)${f.machineCpu >= CORES * 100 * 0.9 ? ', cores-bound' : ''}`;
-
 /**
  * Samples the roomsync sessions of PostgreSQL (state, wait event, statement) from its own connection until the
  * answer's function is called, which answers each kind's mean number of sessions in it, most first. The
@@ -600,7 +599,18 @@ async function measuredLoad(nodes: readonly Child[], postmaster: number | undefi
   const totalCpu = (100 * (nodeSeconds.reduce((a, b) => a + b, 0) + pgSeconds + benchSeconds + idleSeconds)) / wall;
   const machine = machineCpuSeconds();
   const machineCpu = (100 * CORES * (machine.busy - machine0.busy)) / (machine.total - machine0.total);
-  return { mutations, batches: (after.batches - before.batches) / wall, commits: (after.commits - before.commits) / wall, cpu: parts.join(', '), totalCpu, machineCpu };
+  return {
+    mutations,
+    batches: (after.batches - before.batches) / wall,
+    commits: (after.commits - before.commits) / wall,
+    cpu: parts.join(', '),
+    nodeCpu: nodeSeconds.map((t) => (100 * t) / wall),
+    postgresCpu: (100 * pgSeconds) / wall,
+    benchCpu: (100 * benchSeconds) / wall,
+    idleCpu: (100 * idleSeconds) / wall,
+    totalCpu,
+    machineCpu,
+  };
 }
 
 /** The storages side by side: SQLite (one node) and PostgreSQL (one and three nodes). */
@@ -645,49 +655,16 @@ async function runStorageRows(dataDir: string, echoP50: number): Promise<void> {
       return;
     }
     if (ONLY_CLUSTER_ROWS) {
-      const rows: string[][] = [];
-      const loads: [key: string, name: string, run: () => Promise<LoadFigures>][] = [
-        ['one', '1 node', () => measuredLoad([a], postgres.pid(), () => sustained(a.url, 50, 2))],
-        ['rooms', '3 nodes, rooms spread', () => measuredLoad([a, b, c], postgres.pid(), () => sustained([a.url, b.url, c.url], 50, 2, true))],
-        ['clients', '3 nodes, clients spread', () => measuredLoad([a, b, c], postgres.pid(), () => sustained([a.url, b.url, c.url], 50, 2))],
-      ];
-      const figures = new Map(loads.map(([key]) => [key, [] as LoadFigures[]]));
-      // Unmeasured first: the nodes' first seconds under load go to V8 compiling their hot code (on the same 2 cores).
-      for (const [key] of loads) if (CLUSTER_LOADS.has(key)) await sustained(key === 'one' ? a.url : [a.url, b.url, c.url], 50, 2, key === 'rooms', WARM_UP_MS);
-      for (let round = 1; round <= CLUSTER_ROUNDS; round++) {
-        let one: number | undefined;
-        for (const [key, name, run] of loads) {
-          if (!CLUSTER_LOADS.has(key)) continue;
-          const f = await run();
-          figures.get(key)!.push(f);
-          if (key === 'one') one = f.mutations;
-          rows.push([`round ${round}: ${name}`, fixed(f.mutations, 0), fixed(f.batches, 0), fixed(f.commits, 0), one === undefined ? '' : `${fixed(f.mutations / one, 2)}×`, cpuPerMutation(f), cpuBound(f), f.cpu]);
-        }
-      }
-      printTable(
-        `server on PostgreSQL: 50 rooms × 2 clients, sustained, ${SUSTAIN_MS / 1000} s, ${IN_FLIGHT_PER_CLIENT} in flight per client (target: 3 nodes ≥ 1.5× 1 node)`,
-        ['load', 'mutations/s', 'batches/s', 'commits/s', 'vs 1 node', 'CPU/mutation', 'CPU used', 'CPU (% of one core per process; a node: main thread + other threads)'],
-        rows,
+      const origins = [a.url, b.url, c.url];
+      const run = (load: ClusterLoad, ms?: number) => sustained(load === 'one' ? a.url : origins, 50, 2, load === 'rooms', ms);
+      await runClusterRows(
+        {
+          nodePids: [a, b, c].map((n) => n.proc.pid!),
+          measure: (load) => measuredLoad(load === 'one' ? [a] : [a, b, c], postgres.pid(), () => run(load)),
+          warmUp: async (load) => void (await run(load, WARM_UP_MS)),
+        },
+        { rounds: CLUSTER_ROUNDS, loads: CLUSTER_LOADS, nodeCpu: NODE_CPU, what: `50 rooms × 2 clients, sustained, ${SUSTAIN_MS / 1000} s, ${IN_FLIGHT_PER_CLIENT} in flight per client` },
       );
-      const ones = figures.get('one')!;
-      if (ones.length > 0) {
-        const mid = (fs: LoadFigures[], of: (f: LoadFigures) => number) => fixed(median(fs.map(of)), 0);
-        const oneRate = median(ones.map((f) => f.mutations));
-        console.log(
-          `1 node: median ${mid(ones, perMutation)} µs CPU per mutation (all processes), ${mid(ones, (f) => f.totalCpu)}% of the ${CORES * 100}% of ${CORES} cores used ` +
-            `(the whole machine ${mid(ones, (f) => f.machineCpu)}%, other work on it included).`,
-        );
-        for (const [key, name] of [['rooms', '3 nodes, rooms spread'], ['clients', '3 nodes, clients spread']] as const) {
-          const fs = figures.get(key)!;
-          if (fs.length === 0) continue;
-          // All cores at this CPU per mutation: the most these cores allow, however well the nodes scale.
-          const ceiling = (CORES * 1e6) / median(fs.map(perMutation)) / oneRate;
-          console.log(
-            `${name}: median ${mid(fs, perMutation)} µs CPU per mutation, ${mid(fs, (f) => f.totalCpu)}% used (machine ${mid(fs, (f) => f.machineCpu)}%); ` +
-              `with all ${CORES * 100}% at that cost it would reach ${fixed(ceiling, 2)}× of 1 node; 1.5× on these cores needs at most ${fixed((CORES * 1e6) / (1.5 * oneRate), 0)} µs per mutation.`,
-          );
-        }
-      }
       return;
     }
     const own = await pushRoundTrips(a.url);
