@@ -175,7 +175,7 @@ function withUnusedArgumentsLeftOut(code: string): string {
       if (at < 0) throw new Error('A generated validator has a signature codegen does not know.');
       const body = part.slice(at + SIGNATURE.length);
       const kept = ['parentData', 'parentDataProperty', 'rootData=data'].filter((name) => new RegExp(`\\b${name.replace('=data', '')}\\b`).test(body));
-      return `${part.slice(0, at)}(data, {${['instancePath=""', ...kept].join(', ')}}={}){${body}`;
+      return `${part.slice(0, at)}(data, {${['instancePath=""', ...kept].join(', ')}}={}){${withConstantCounts(body)}`;
     })
     .join('');
 }
@@ -189,6 +189,26 @@ function withPurePatterns(code: string): string {
   const marked = code.replace(/^const (pattern\d+) = new RegExp\(/gm, 'const $1 = /* @__PURE__ */ new RegExp(');
   if (/^(?!const pattern\d+ = \/\* @__PURE__ \*\/ )[^\n]*\bnew RegExp\(/m.test(marked)) throw new Error('Generated validators compile a pattern in a way codegen does not know.');
   return marked;
+}
+
+/**
+ * ajv counts errors in `let errors = 0` and collects them in `let vErrors =
+ * null`; a validator that fails at its first error (no anyOf) never changes
+ * them, and declared const (with the marks taken of `errors` written as
+ * `errors`) a minifier folds the checks on them away (`errors === _errs3` is
+ * always true there).
+ */
+function withConstantCounts(body: string): string {
+  let out = body;
+  if (!/(?<![.\w]|let )errors(\+\+| = )/.test(body)) {
+    // The marks `const _errsN = errors` taken before each check are that constant too.
+    out = out
+      .replace(/^let errors = 0;$/m, 'const errors = 0;')
+      .replace(/^const _errs\d+ = errors;\n/gm, '')
+      .replace(/\b_errs\d+\b/g, 'errors');
+  }
+  if (!/(?<!let )\bvErrors = /.test(body)) out = out.replace(/^let vErrors = null;$/m, 'const vErrors = null;');
+  return out;
 }
 
 function inlineRuntime(code: string): string {

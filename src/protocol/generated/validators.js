@@ -9,8 +9,8 @@ export const validatePingMessage = validate10;
 
 function validate10(data, {instancePath=""}={}){
 /*# sourceURL="urn:roomsync:protocol:v1:PingMessage" */;
-let vErrors = null;
-let errors = 0;
+const vErrors = null;
+const errors = 0;
 if(errors === 0){
 if(Array.isArray(data)){
 if(data.length > 2){
@@ -29,20 +29,18 @@ else {
 const len1 = data.length;
 if(len1 > 0){
 let data0 = data[0];
-const _errs1 = errors;
 if(typeof data0 !== "string"){
 return fail(validate10, instancePath+"/0", "type", {type: "string"});
 }
 if("ping" !== data0){
 return fail(validate10, instancePath+"/0", "const", {allowedValue: "ping"});
 }
-var valid0 = _errs1 === errors;
+var valid0 = errors === errors;
 }
 if(valid0){
 if(len1 > 1){
 let data1 = data[1];
-const _errs3 = errors;
-if(errors === _errs3){
+if(errors === errors){
 if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
 for(const key0 in data1){
 return fail(validate10, instancePath+"/1", "additionalProperties", {additionalProperty: key0});
@@ -53,7 +51,7 @@ else {
 return fail(validate10, instancePath+"/1", "type", {type: "object"});
 }
 }
-var valid0 = _errs3 === errors;
+var valid0 = errors === errors;
 }
 }
 }
@@ -72,8 +70,8 @@ export const validatePushMessage = validate11;
 
 function validate11(data, {instancePath=""}={}){
 /*# sourceURL="urn:roomsync:protocol:v1:PushMessage" */;
-let vErrors = null;
-let errors = 0;
+const vErrors = null;
+const errors = 0;
 if(errors === 0){
 if(Array.isArray(data)){
 if(data.length > 2){
@@ -92,41 +90,37 @@ else {
 const len1 = data.length;
 if(len1 > 0){
 let data0 = data[0];
-const _errs1 = errors;
 if(typeof data0 !== "string"){
 return fail(validate11, instancePath+"/0", "type", {type: "string"});
 }
 if("push" !== data0){
 return fail(validate11, instancePath+"/0", "const", {allowedValue: "push"});
 }
-var valid0 = _errs1 === errors;
+var valid0 = errors === errors;
 }
 if(valid0){
 if(len1 > 1){
 let data1 = data[1];
-const _errs3 = errors;
-if(errors === _errs3){
+if(errors === errors){
 if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
 let missing0;
 if(((((((data1.timestamp === undefined) && (missing0 = "timestamp")) || ((data1.clientGroupID === undefined) && (missing0 = "clientGroupID"))) || ((data1.mutations === undefined) && (missing0 = "mutations"))) || ((data1.pushVersion === undefined) && (missing0 = "pushVersion"))) || ((data1.schemaVersion === undefined) && (missing0 = "schemaVersion"))) || ((data1.requestID === undefined) && (missing0 = "requestID"))){
 return fail(validate11, instancePath+"/1", "required", {missingProperty: missing0});
 }
 else {
-const _errs5 = errors;
 for(const key0 in data1){
 if(!((((((key0 === "timestamp") || (key0 === "clientGroupID")) || (key0 === "mutations")) || (key0 === "pushVersion")) || (key0 === "schemaVersion")) || (key0 === "requestID"))){
 return fail(validate11, instancePath+"/1", "additionalProperties", {additionalProperty: key0});
 break;
 }
 }
-if(_errs5 === errors){
+if(errors === errors){
 if(data1.timestamp !== undefined){
 let data2 = data1.timestamp;
-const _errs6 = errors;
 if(!((typeof data2 == "number") && (isFinite(data2)))){
 return fail(validate11, instancePath+"/1/timestamp", "type", {type: "number"});
 }
-var valid1 = _errs6 === errors;
+var valid1 = errors === errors;
 }
 else {
 var valid1 = true;
@@ -134,8 +128,7 @@ var valid1 = true;
 if(valid1){
 if(data1.clientGroupID !== undefined){
 let data3 = data1.clientGroupID;
-const _errs8 = errors;
-if(errors === _errs8){
+if(errors === errors){
 if(typeof data3 === "string"){
 if(data3.length < 1){
 return fail(validate11, instancePath+"/1/clientGroupID", "minLength", {limit: 1});
@@ -145,7 +138,7 @@ else {
 return fail(validate11, instancePath+"/1/clientGroupID", "type", {type: "string"});
 }
 }
-var valid1 = _errs8 === errors;
+var valid1 = errors === errors;
 }
 else {
 var valid1 = true;
@@ -153,43 +146,39 @@ var valid1 = true;
 if(valid1){
 if(data1.mutations !== undefined){
 let data4 = data1.mutations;
-const _errs10 = errors;
-if(errors === _errs10){
+if(errors === errors){
 if(Array.isArray(data4)){
 var valid2 = true;
 const len2 = data4.length;
 for(let i0=0; i0<len2; i0++){
 let data5 = data4[i0];
-const _errs12 = errors;
-if(errors === _errs12){
+if(errors === errors){
 if(data5 && typeof data5 == "object" && !Array.isArray(data5)){
 let missing1;
 if((((((data5.id === undefined) && (missing1 = "id")) || ((data5.clientID === undefined) && (missing1 = "clientID"))) || ((data5.name === undefined) && (missing1 = "name"))) || ((data5.args === undefined) && (missing1 = "args"))) || ((data5.timestamp === undefined) && (missing1 = "timestamp"))){
 return fail(validate11, instancePath+"/1/mutations/" + i0, "required", {missingProperty: missing1});
 }
 else {
-const _errs14 = errors;
 for(const key1 in data5){
 if(!(((((key1 === "id") || (key1 === "clientID")) || (key1 === "name")) || (key1 === "args")) || (key1 === "timestamp"))){
 return fail(validate11, instancePath+"/1/mutations/" + i0, "additionalProperties", {additionalProperty: key1});
 break;
 }
 }
-if(_errs14 === errors){
+if(errors === errors){
 if(data5.id !== undefined){
 let data6 = data5.id;
-const _errs15 = errors;
 if(!(((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6))) && (isFinite(data6)))){
 return fail(validate11, instancePath+"/1/mutations/" + i0+"/id", "type", {type: "integer"});
 }
-if(errors === _errs15){
+if(errors === errors){
 if((typeof data6 == "number") && (isFinite(data6))){
 if(data6 < 1 || isNaN(data6)){
 return fail(validate11, instancePath+"/1/mutations/" + i0+"/id", "minimum", {comparison: ">=", limit: 1});
 }
 }
 }
-var valid3 = _errs15 === errors;
+var valid3 = errors === errors;
 }
 else {
 var valid3 = true;
@@ -197,8 +186,7 @@ var valid3 = true;
 if(valid3){
 if(data5.clientID !== undefined){
 let data7 = data5.clientID;
-const _errs17 = errors;
-if(errors === _errs17){
+if(errors === errors){
 if(typeof data7 === "string"){
 if(data7.length < 1){
 return fail(validate11, instancePath+"/1/mutations/" + i0+"/clientID", "minLength", {limit: 1});
@@ -208,7 +196,7 @@ else {
 return fail(validate11, instancePath+"/1/mutations/" + i0+"/clientID", "type", {type: "string"});
 }
 }
-var valid3 = _errs17 === errors;
+var valid3 = errors === errors;
 }
 else {
 var valid3 = true;
@@ -216,8 +204,7 @@ var valid3 = true;
 if(valid3){
 if(data5.name !== undefined){
 let data8 = data5.name;
-const _errs19 = errors;
-if(errors === _errs19){
+if(errors === errors){
 if(typeof data8 === "string"){
 if(data8.length < 1){
 return fail(validate11, instancePath+"/1/mutations/" + i0+"/name", "minLength", {limit: 1});
@@ -227,7 +214,7 @@ else {
 return fail(validate11, instancePath+"/1/mutations/" + i0+"/name", "type", {type: "string"});
 }
 }
-var valid3 = _errs19 === errors;
+var valid3 = errors === errors;
 }
 else {
 var valid3 = true;
@@ -235,11 +222,10 @@ var valid3 = true;
 if(valid3){
 if(data5.timestamp !== undefined){
 let data9 = data5.timestamp;
-const _errs21 = errors;
 if(!((typeof data9 == "number") && (isFinite(data9)))){
 return fail(validate11, instancePath+"/1/mutations/" + i0+"/timestamp", "type", {type: "number"});
 }
-var valid3 = _errs21 === errors;
+var valid3 = errors === errors;
 }
 else {
 var valid3 = true;
@@ -254,7 +240,7 @@ else {
 return fail(validate11, instancePath+"/1/mutations/" + i0, "type", {type: "object"});
 }
 }
-var valid2 = _errs12 === errors;
+var valid2 = errors === errors;
 if(!valid2){
 break;
 }
@@ -264,7 +250,7 @@ else {
 return fail(validate11, instancePath+"/1/mutations", "type", {type: "array"});
 }
 }
-var valid1 = _errs10 === errors;
+var valid1 = errors === errors;
 }
 else {
 var valid1 = true;
@@ -272,36 +258,33 @@ var valid1 = true;
 if(valid1){
 if(data1.pushVersion !== undefined){
 let data10 = data1.pushVersion;
-const _errs23 = errors;
 if(!((typeof data10 == "number") && (isFinite(data10)))){
 return fail(validate11, instancePath+"/1/pushVersion", "type", {type: "number"});
 }
 if(1 !== data10){
 return fail(validate11, instancePath+"/1/pushVersion", "const", {allowedValue: 1});
 }
-var valid1 = _errs23 === errors;
+var valid1 = errors === errors;
 }
 else {
 var valid1 = true;
 }
 if(valid1){
 if(data1.schemaVersion !== undefined){
-const _errs25 = errors;
 if(typeof data1.schemaVersion !== "string"){
 return fail(validate11, instancePath+"/1/schemaVersion", "type", {type: "string"});
 }
-var valid1 = _errs25 === errors;
+var valid1 = errors === errors;
 }
 else {
 var valid1 = true;
 }
 if(valid1){
 if(data1.requestID !== undefined){
-const _errs27 = errors;
 if(typeof data1.requestID !== "string"){
 return fail(validate11, instancePath+"/1/requestID", "type", {type: "string"});
 }
-var valid1 = _errs27 === errors;
+var valid1 = errors === errors;
 }
 else {
 var valid1 = true;
@@ -318,7 +301,7 @@ else {
 return fail(validate11, instancePath+"/1", "type", {type: "object"});
 }
 }
-var valid0 = _errs3 === errors;
+var valid0 = errors === errors;
 }
 }
 }
@@ -337,8 +320,8 @@ export const validatePullRequestMessage = validate12;
 
 function validate12(data, {instancePath=""}={}){
 /*# sourceURL="urn:roomsync:protocol:v1:PullRequestMessage" */;
-let vErrors = null;
-let errors = 0;
+const vErrors = null;
+const errors = 0;
 if(errors === 0){
 if(Array.isArray(data)){
 if(data.length > 2){
@@ -357,38 +340,34 @@ else {
 const len1 = data.length;
 if(len1 > 0){
 let data0 = data[0];
-const _errs1 = errors;
 if(typeof data0 !== "string"){
 return fail(validate12, instancePath+"/0", "type", {type: "string"});
 }
 if("pull" !== data0){
 return fail(validate12, instancePath+"/0", "const", {allowedValue: "pull"});
 }
-var valid0 = _errs1 === errors;
+var valid0 = errors === errors;
 }
 if(valid0){
 if(len1 > 1){
 let data1 = data[1];
-const _errs3 = errors;
-if(errors === _errs3){
+if(errors === errors){
 if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
 let missing0;
 if((((data1.clientGroupID === undefined) && (missing0 = "clientGroupID")) || ((data1.cookie === undefined) && (missing0 = "cookie"))) || ((data1.requestID === undefined) && (missing0 = "requestID"))){
 return fail(validate12, instancePath+"/1", "required", {missingProperty: missing0});
 }
 else {
-const _errs5 = errors;
 for(const key0 in data1){
 if(!(((key0 === "clientGroupID") || (key0 === "cookie")) || (key0 === "requestID"))){
 return fail(validate12, instancePath+"/1", "additionalProperties", {additionalProperty: key0});
 break;
 }
 }
-if(_errs5 === errors){
+if(errors === errors){
 if(data1.clientGroupID !== undefined){
 let data2 = data1.clientGroupID;
-const _errs6 = errors;
-if(errors === _errs6){
+if(errors === errors){
 if(typeof data2 === "string"){
 if(data2.length < 1){
 return fail(validate12, instancePath+"/1/clientGroupID", "minLength", {limit: 1});
@@ -398,7 +377,7 @@ else {
 return fail(validate12, instancePath+"/1/clientGroupID", "type", {type: "string"});
 }
 }
-var valid1 = _errs6 === errors;
+var valid1 = errors === errors;
 }
 else {
 var valid1 = true;
@@ -406,29 +385,27 @@ var valid1 = true;
 if(valid1){
 if(data1.cookie !== undefined){
 let data3 = data1.cookie;
-const _errs8 = errors;
 if((!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))) && (data3 !== null)){
 return fail(validate12, instancePath+"/1/cookie", "type", {type: ["integer","null"]});
 }
-if(errors === _errs8){
+if(errors === errors){
 if((typeof data3 == "number") && (isFinite(data3))){
 if(data3 < 0 || isNaN(data3)){
 return fail(validate12, instancePath+"/1/cookie", "minimum", {comparison: ">=", limit: 0});
 }
 }
 }
-var valid1 = _errs8 === errors;
+var valid1 = errors === errors;
 }
 else {
 var valid1 = true;
 }
 if(valid1){
 if(data1.requestID !== undefined){
-const _errs10 = errors;
 if(typeof data1.requestID !== "string"){
 return fail(validate12, instancePath+"/1/requestID", "type", {type: "string"});
 }
-var valid1 = _errs10 === errors;
+var valid1 = errors === errors;
 }
 else {
 var valid1 = true;
@@ -442,7 +419,7 @@ else {
 return fail(validate12, instancePath+"/1", "type", {type: "object"});
 }
 }
-var valid0 = _errs3 === errors;
+var valid0 = errors === errors;
 }
 }
 }
@@ -461,8 +438,8 @@ export const validateConnectedMessage = validate13;
 
 function validate13(data, {instancePath=""}={}){
 /*# sourceURL="urn:roomsync:protocol:v1:ConnectedMessage" */;
-let vErrors = null;
-let errors = 0;
+const vErrors = null;
+const errors = 0;
 if(errors === 0){
 if(Array.isArray(data)){
 if(data.length > 2){
@@ -481,20 +458,18 @@ else {
 const len1 = data.length;
 if(len1 > 0){
 let data0 = data[0];
-const _errs1 = errors;
 if(typeof data0 !== "string"){
 return fail(validate13, instancePath+"/0", "type", {type: "string"});
 }
 if("connected" !== data0){
 return fail(validate13, instancePath+"/0", "const", {allowedValue: "connected"});
 }
-var valid0 = _errs1 === errors;
+var valid0 = errors === errors;
 }
 if(valid0){
 if(len1 > 1){
 let data1 = data[1];
-const _errs3 = errors;
-if(errors === _errs3){
+if(errors === errors){
 if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
 let missing0;
 if((data1.wsid === undefined) && (missing0 = "wsid")){
@@ -502,11 +477,10 @@ return fail(validate13, instancePath+"/1", "required", {missingProperty: missing
 }
 else {
 if(data1.wsid !== undefined){
-const _errs5 = errors;
 if(typeof data1.wsid !== "string"){
 return fail(validate13, instancePath+"/1/wsid", "type", {type: "string"});
 }
-var valid1 = _errs5 === errors;
+var valid1 = errors === errors;
 }
 else {
 var valid1 = true;
@@ -514,11 +488,10 @@ var valid1 = true;
 if(valid1){
 if(data1.timestamp !== undefined){
 let data3 = data1.timestamp;
-const _errs7 = errors;
 if(!((typeof data3 == "number") && (isFinite(data3)))){
 return fail(validate13, instancePath+"/1/timestamp", "type", {type: "number"});
 }
-var valid1 = _errs7 === errors;
+var valid1 = errors === errors;
 }
 else {
 var valid1 = true;
@@ -530,7 +503,7 @@ else {
 return fail(validate13, instancePath+"/1", "type", {type: "object"});
 }
 }
-var valid0 = _errs3 === errors;
+var valid0 = errors === errors;
 }
 }
 }
@@ -549,8 +522,8 @@ export const validatePongMessage = validate14;
 
 function validate14(data, {instancePath=""}={}){
 /*# sourceURL="urn:roomsync:protocol:v1:PongMessage" */;
-let vErrors = null;
-let errors = 0;
+const vErrors = null;
+const errors = 0;
 if(errors === 0){
 if(Array.isArray(data)){
 if(data.length > 2){
@@ -569,25 +542,23 @@ else {
 const len1 = data.length;
 if(len1 > 0){
 let data0 = data[0];
-const _errs1 = errors;
 if(typeof data0 !== "string"){
 return fail(validate14, instancePath+"/0", "type", {type: "string"});
 }
 if("pong" !== data0){
 return fail(validate14, instancePath+"/0", "const", {allowedValue: "pong"});
 }
-var valid0 = _errs1 === errors;
+var valid0 = errors === errors;
 }
 if(valid0){
 if(len1 > 1){
 let data1 = data[1];
-const _errs3 = errors;
-if(errors === _errs3){
+if(errors === errors){
 if(!(data1 && typeof data1 == "object" && !Array.isArray(data1))){
 return fail(validate14, instancePath+"/1", "type", {type: "object"});
 }
 }
-var valid0 = _errs3 === errors;
+var valid0 = errors === errors;
 }
 }
 }
@@ -606,8 +577,8 @@ export const validatePokeMessage = validate15;
 
 function validate15(data, {instancePath=""}={}){
 /*# sourceURL="urn:roomsync:protocol:v1:PokeMessage" */;
-let vErrors = null;
-let errors = 0;
+const vErrors = null;
+const errors = 0;
 if(errors === 0){
 if(Array.isArray(data)){
 if(data.length > 2){
@@ -626,20 +597,18 @@ else {
 const len1 = data.length;
 if(len1 > 0){
 let data0 = data[0];
-const _errs1 = errors;
 if(typeof data0 !== "string"){
 return fail(validate15, instancePath+"/0", "type", {type: "string"});
 }
 if("poke" !== data0){
 return fail(validate15, instancePath+"/0", "const", {allowedValue: "poke"});
 }
-var valid0 = _errs1 === errors;
+var valid0 = errors === errors;
 }
 if(valid0){
 if(len1 > 1){
 let data1 = data[1];
-const _errs3 = errors;
-if(errors === _errs3){
+if(errors === errors){
 if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
 let missing0;
 if((((((data1.baseCookie === undefined) && (missing0 = "baseCookie")) || ((data1.cookie === undefined) && (missing0 = "cookie"))) || ((data1.lastMutationIDChanges === undefined) && (missing0 = "lastMutationIDChanges"))) || ((data1.patch === undefined) && (missing0 = "patch"))) || ((data1.requestID === undefined) && (missing0 = "requestID"))){
@@ -648,18 +617,17 @@ return fail(validate15, instancePath+"/1", "required", {missingProperty: missing
 else {
 if(data1.baseCookie !== undefined){
 let data2 = data1.baseCookie;
-const _errs5 = errors;
 if((!(((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2))) && (isFinite(data2)))) && (data2 !== null)){
 return fail(validate15, instancePath+"/1/baseCookie", "type", {type: ["integer","null"]});
 }
-if(errors === _errs5){
+if(errors === errors){
 if((typeof data2 == "number") && (isFinite(data2))){
 if(data2 < 0 || isNaN(data2)){
 return fail(validate15, instancePath+"/1/baseCookie", "minimum", {comparison: ">=", limit: 0});
 }
 }
 }
-var valid1 = _errs5 === errors;
+var valid1 = errors === errors;
 }
 else {
 var valid1 = true;
@@ -667,18 +635,17 @@ var valid1 = true;
 if(valid1){
 if(data1.cookie !== undefined){
 let data3 = data1.cookie;
-const _errs7 = errors;
 if(!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))){
 return fail(validate15, instancePath+"/1/cookie", "type", {type: "integer"});
 }
-if(errors === _errs7){
+if(errors === errors){
 if((typeof data3 == "number") && (isFinite(data3))){
 if(data3 < 0 || isNaN(data3)){
 return fail(validate15, instancePath+"/1/cookie", "minimum", {comparison: ">=", limit: 0});
 }
 }
 }
-var valid1 = _errs7 === errors;
+var valid1 = errors === errors;
 }
 else {
 var valid1 = true;
@@ -686,23 +653,21 @@ var valid1 = true;
 if(valid1){
 if(data1.lastMutationIDChanges !== undefined){
 let data4 = data1.lastMutationIDChanges;
-const _errs9 = errors;
-if(errors === _errs9){
+if(errors === errors){
 if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
 for(const key0 in data4){
 let data5 = data4[key0];
-const _errs12 = errors;
 if(!(((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5))) && (isFinite(data5)))){
 return fail(validate15, instancePath+"/1/lastMutationIDChanges/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"), "type", {type: "integer"});
 }
-if(errors === _errs12){
+if(errors === errors){
 if((typeof data5 == "number") && (isFinite(data5))){
 if(data5 < 0 || isNaN(data5)){
 return fail(validate15, instancePath+"/1/lastMutationIDChanges/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"), "minimum", {comparison: ">=", limit: 0});
 }
 }
 }
-var valid2 = _errs12 === errors;
+var valid2 = errors === errors;
 if(!valid2){
 break;
 }
@@ -712,7 +677,7 @@ else {
 return fail(validate15, instancePath+"/1/lastMutationIDChanges", "type", {type: "object"});
 }
 }
-var valid1 = _errs9 === errors;
+var valid1 = errors === errors;
 }
 else {
 var valid1 = true;
@@ -720,21 +685,18 @@ var valid1 = true;
 if(valid1){
 if(data1.patch !== undefined){
 let data6 = data1.patch;
-const _errs14 = errors;
-if(errors === _errs14){
+if(errors === errors){
 if(Array.isArray(data6)){
 var valid3 = true;
 const len2 = data6.length;
 for(let i0=0; i0<len2; i0++){
 let data7 = data6[i0];
-const _errs16 = errors;
-if(errors === _errs16){
+if(errors === errors){
 if(data7 && typeof data7 == "object" && !Array.isArray(data7)){
 const tag0 = data7.op;
 if(typeof tag0 == "string"){
 if(tag0 === "put"){
-const _errs19 = errors;
-if(errors === _errs19){
+if(errors === errors){
 if(data7 && typeof data7 == "object" && !Array.isArray(data7)){
 let missing1;
 if((((data7.op === undefined) && (missing1 = "op")) || ((data7.key === undefined) && (missing1 = "key"))) || ((data7.value === undefined) && (missing1 = "value"))){
@@ -743,25 +705,23 @@ return fail(validate15, instancePath+"/1/patch/" + i0, "required", {missingPrope
 else {
 if(data7.op !== undefined){
 let data8 = data7.op;
-const _errs21 = errors;
 if(typeof data8 !== "string"){
 return fail(validate15, instancePath+"/1/patch/" + i0+"/op", "type", {type: "string"});
 }
 if("put" !== data8){
 return fail(validate15, instancePath+"/1/patch/" + i0+"/op", "const", {allowedValue: "put"});
 }
-var valid6 = _errs21 === errors;
+var valid6 = errors === errors;
 }
 else {
 var valid6 = true;
 }
 if(valid6){
 if(data7.key !== undefined){
-const _errs23 = errors;
 if(typeof data7.key !== "string"){
 return fail(validate15, instancePath+"/1/patch/" + i0+"/key", "type", {type: "string"});
 }
-var valid6 = _errs23 === errors;
+var valid6 = errors === errors;
 }
 else {
 var valid6 = true;
@@ -775,8 +735,7 @@ return fail(validate15, instancePath+"/1/patch/" + i0, "type", {type: "object"})
 }
 }
 else if(tag0 === "del"){
-const _errs25 = errors;
-if(errors === _errs25){
+if(errors === errors){
 if(data7 && typeof data7 == "object" && !Array.isArray(data7)){
 let missing2;
 if(((data7.op === undefined) && (missing2 = "op")) || ((data7.key === undefined) && (missing2 = "key"))){
@@ -785,25 +744,23 @@ return fail(validate15, instancePath+"/1/patch/" + i0, "required", {missingPrope
 else {
 if(data7.op !== undefined){
 let data10 = data7.op;
-const _errs27 = errors;
 if(typeof data10 !== "string"){
 return fail(validate15, instancePath+"/1/patch/" + i0+"/op", "type", {type: "string"});
 }
 if("del" !== data10){
 return fail(validate15, instancePath+"/1/patch/" + i0+"/op", "const", {allowedValue: "del"});
 }
-var valid8 = _errs27 === errors;
+var valid8 = errors === errors;
 }
 else {
 var valid8 = true;
 }
 if(valid8){
 if(data7.key !== undefined){
-const _errs29 = errors;
 if(typeof data7.key !== "string"){
 return fail(validate15, instancePath+"/1/patch/" + i0+"/key", "type", {type: "string"});
 }
-var valid8 = _errs29 === errors;
+var valid8 = errors === errors;
 }
 else {
 var valid8 = true;
@@ -817,8 +774,7 @@ return fail(validate15, instancePath+"/1/patch/" + i0, "type", {type: "object"})
 }
 }
 else if(tag0 === "clear"){
-const _errs31 = errors;
-if(errors === _errs31){
+if(errors === errors){
 if(data7 && typeof data7 == "object" && !Array.isArray(data7)){
 let missing3;
 if((data7.op === undefined) && (missing3 = "op")){
@@ -853,7 +809,7 @@ else {
 return fail(validate15, instancePath+"/1/patch/" + i0, "type", {type: "object"});
 }
 }
-var valid3 = _errs16 === errors;
+var valid3 = errors === errors;
 if(!valid3){
 break;
 }
@@ -863,7 +819,7 @@ else {
 return fail(validate15, instancePath+"/1/patch", "type", {type: "array"});
 }
 }
-var valid1 = _errs14 === errors;
+var valid1 = errors === errors;
 }
 else {
 var valid1 = true;
@@ -871,22 +827,20 @@ var valid1 = true;
 if(valid1){
 if(data1.timestamp !== undefined){
 let data13 = data1.timestamp;
-const _errs35 = errors;
 if(!((typeof data13 == "number") && (isFinite(data13)))){
 return fail(validate15, instancePath+"/1/timestamp", "type", {type: "number"});
 }
-var valid1 = _errs35 === errors;
+var valid1 = errors === errors;
 }
 else {
 var valid1 = true;
 }
 if(valid1){
 if(data1.requestID !== undefined){
-const _errs37 = errors;
 if(typeof data1.requestID !== "string"){
 return fail(validate15, instancePath+"/1/requestID", "type", {type: "string"});
 }
-var valid1 = _errs37 === errors;
+var valid1 = errors === errors;
 }
 else {
 var valid1 = true;
@@ -902,7 +856,7 @@ else {
 return fail(validate15, instancePath+"/1", "type", {type: "object"});
 }
 }
-var valid0 = _errs3 === errors;
+var valid0 = errors === errors;
 }
 }
 }
@@ -921,8 +875,8 @@ export const validatePullResponseMessage = validate16;
 
 function validate16(data, {instancePath=""}={}){
 /*# sourceURL="urn:roomsync:protocol:v1:PullResponseMessage" */;
-let vErrors = null;
-let errors = 0;
+const vErrors = null;
+const errors = 0;
 if(errors === 0){
 if(Array.isArray(data)){
 if(data.length > 2){
@@ -941,20 +895,18 @@ else {
 const len1 = data.length;
 if(len1 > 0){
 let data0 = data[0];
-const _errs1 = errors;
 if(typeof data0 !== "string"){
 return fail(validate16, instancePath+"/0", "type", {type: "string"});
 }
 if("pull" !== data0){
 return fail(validate16, instancePath+"/0", "const", {allowedValue: "pull"});
 }
-var valid0 = _errs1 === errors;
+var valid0 = errors === errors;
 }
 if(valid0){
 if(len1 > 1){
 let data1 = data[1];
-const _errs3 = errors;
-if(errors === _errs3){
+if(errors === errors){
 if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
 let missing0;
 if((((data1.cookie === undefined) && (missing0 = "cookie")) || ((data1.lastMutationIDChanges === undefined) && (missing0 = "lastMutationIDChanges"))) || ((data1.requestID === undefined) && (missing0 = "requestID"))){
@@ -963,18 +915,17 @@ return fail(validate16, instancePath+"/1", "required", {missingProperty: missing
 else {
 if(data1.cookie !== undefined){
 let data2 = data1.cookie;
-const _errs5 = errors;
 if(!(((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2))) && (isFinite(data2)))){
 return fail(validate16, instancePath+"/1/cookie", "type", {type: "integer"});
 }
-if(errors === _errs5){
+if(errors === errors){
 if((typeof data2 == "number") && (isFinite(data2))){
 if(data2 < 0 || isNaN(data2)){
 return fail(validate16, instancePath+"/1/cookie", "minimum", {comparison: ">=", limit: 0});
 }
 }
 }
-var valid1 = _errs5 === errors;
+var valid1 = errors === errors;
 }
 else {
 var valid1 = true;
@@ -982,23 +933,21 @@ var valid1 = true;
 if(valid1){
 if(data1.lastMutationIDChanges !== undefined){
 let data3 = data1.lastMutationIDChanges;
-const _errs7 = errors;
-if(errors === _errs7){
+if(errors === errors){
 if(data3 && typeof data3 == "object" && !Array.isArray(data3)){
 for(const key0 in data3){
 let data4 = data3[key0];
-const _errs10 = errors;
 if(!(((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4))) && (isFinite(data4)))){
 return fail(validate16, instancePath+"/1/lastMutationIDChanges/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"), "type", {type: "integer"});
 }
-if(errors === _errs10){
+if(errors === errors){
 if((typeof data4 == "number") && (isFinite(data4))){
 if(data4 < 0 || isNaN(data4)){
 return fail(validate16, instancePath+"/1/lastMutationIDChanges/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"), "minimum", {comparison: ">=", limit: 0});
 }
 }
 }
-var valid2 = _errs10 === errors;
+var valid2 = errors === errors;
 if(!valid2){
 break;
 }
@@ -1008,18 +957,17 @@ else {
 return fail(validate16, instancePath+"/1/lastMutationIDChanges", "type", {type: "object"});
 }
 }
-var valid1 = _errs7 === errors;
+var valid1 = errors === errors;
 }
 else {
 var valid1 = true;
 }
 if(valid1){
 if(data1.requestID !== undefined){
-const _errs12 = errors;
 if(typeof data1.requestID !== "string"){
 return fail(validate16, instancePath+"/1/requestID", "type", {type: "string"});
 }
-var valid1 = _errs12 === errors;
+var valid1 = errors === errors;
 }
 else {
 var valid1 = true;
@@ -1032,7 +980,7 @@ else {
 return fail(validate16, instancePath+"/1", "type", {type: "object"});
 }
 }
-var valid0 = _errs3 === errors;
+var valid0 = errors === errors;
 }
 }
 }
@@ -1051,8 +999,8 @@ export const validateErrorMessage = validate17;
 
 function validate17(data, {instancePath=""}={}){
 /*# sourceURL="urn:roomsync:protocol:v1:ErrorMessage" */;
-let vErrors = null;
-let errors = 0;
+const vErrors = null;
+const errors = 0;
 if(errors === 0){
 if(Array.isArray(data)){
 if(data.length > 3){
@@ -1071,34 +1019,31 @@ else {
 const len1 = data.length;
 if(len1 > 0){
 let data0 = data[0];
-const _errs1 = errors;
 if(typeof data0 !== "string"){
 return fail(validate17, instancePath+"/0", "type", {type: "string"});
 }
 if("error" !== data0){
 return fail(validate17, instancePath+"/0", "const", {allowedValue: "error"});
 }
-var valid0 = _errs1 === errors;
+var valid0 = errors === errors;
 }
 if(valid0){
 if(len1 > 1){
 let data1 = data[1];
-const _errs3 = errors;
 if(typeof data1 !== "string"){
 return fail(validate17, instancePath+"/1", "type", {type: "string"});
 }
 if(!((((((((((((((data1 === "AuthInvalidated") || (data1 === "ClientNotFound")) || (data1 === "ConnectTimeout")) || (data1 === "InvalidConnectionRequest")) || (data1 === "InvalidMessage")) || (data1 === "InvalidPush")) || (data1 === "PingTimeout")) || (data1 === "PullTimeout")) || (data1 === "RoomClosed")) || (data1 === "RoomNotFound")) || (data1 === "Unauthorized")) || (data1 === "UnexpectedBaseCookie")) || (data1 === "UnexpectedLastMutationID")) || (data1 === "VersionNotSupported"))){
 return fail(validate17, instancePath+"/1", "enum", {allowedValues: ["AuthInvalidated","ClientNotFound","ConnectTimeout","InvalidConnectionRequest","InvalidMessage","InvalidPush","PingTimeout","PullTimeout","RoomClosed","RoomNotFound","Unauthorized","UnexpectedBaseCookie","UnexpectedLastMutationID","VersionNotSupported"]});
 }
-var valid0 = _errs3 === errors;
+var valid0 = errors === errors;
 }
 if(valid0){
 if(len1 > 2){
-const _errs5 = errors;
 if(typeof data[2] !== "string"){
 return fail(validate17, instancePath+"/2", "type", {type: "string"});
 }
-var valid0 = _errs5 === errors;
+var valid0 = errors === errors;
 }
 }
 }
@@ -1118,8 +1063,8 @@ export const validatePushBody = validate18;
 
 function validate18(data, {instancePath=""}={}){
 /*# sourceURL="urn:roomsync:protocol:v1:PushBody" */;
-let vErrors = null;
-let errors = 0;
+const vErrors = null;
+const errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
@@ -1127,21 +1072,19 @@ if(((((((data.timestamp === undefined) && (missing0 = "timestamp")) || ((data.cl
 return fail(validate18, instancePath, "required", {missingProperty: missing0});
 }
 else {
-const _errs1 = errors;
 for(const key0 in data){
 if(!((((((key0 === "timestamp") || (key0 === "clientGroupID")) || (key0 === "mutations")) || (key0 === "pushVersion")) || (key0 === "schemaVersion")) || (key0 === "requestID"))){
 return fail(validate18, instancePath, "additionalProperties", {additionalProperty: key0});
 break;
 }
 }
-if(_errs1 === errors){
+if(errors === errors){
 if(data.timestamp !== undefined){
 let data0 = data.timestamp;
-const _errs2 = errors;
 if(!((typeof data0 == "number") && (isFinite(data0)))){
 return fail(validate18, instancePath+"/timestamp", "type", {type: "number"});
 }
-var valid0 = _errs2 === errors;
+var valid0 = errors === errors;
 }
 else {
 var valid0 = true;
@@ -1149,8 +1092,7 @@ var valid0 = true;
 if(valid0){
 if(data.clientGroupID !== undefined){
 let data1 = data.clientGroupID;
-const _errs4 = errors;
-if(errors === _errs4){
+if(errors === errors){
 if(typeof data1 === "string"){
 if(data1.length < 1){
 return fail(validate18, instancePath+"/clientGroupID", "minLength", {limit: 1});
@@ -1160,7 +1102,7 @@ else {
 return fail(validate18, instancePath+"/clientGroupID", "type", {type: "string"});
 }
 }
-var valid0 = _errs4 === errors;
+var valid0 = errors === errors;
 }
 else {
 var valid0 = true;
@@ -1168,43 +1110,39 @@ var valid0 = true;
 if(valid0){
 if(data.mutations !== undefined){
 let data2 = data.mutations;
-const _errs6 = errors;
-if(errors === _errs6){
+if(errors === errors){
 if(Array.isArray(data2)){
 var valid1 = true;
 const len0 = data2.length;
 for(let i0=0; i0<len0; i0++){
 let data3 = data2[i0];
-const _errs8 = errors;
-if(errors === _errs8){
+if(errors === errors){
 if(data3 && typeof data3 == "object" && !Array.isArray(data3)){
 let missing1;
 if((((((data3.id === undefined) && (missing1 = "id")) || ((data3.clientID === undefined) && (missing1 = "clientID"))) || ((data3.name === undefined) && (missing1 = "name"))) || ((data3.args === undefined) && (missing1 = "args"))) || ((data3.timestamp === undefined) && (missing1 = "timestamp"))){
 return fail(validate18, instancePath+"/mutations/" + i0, "required", {missingProperty: missing1});
 }
 else {
-const _errs10 = errors;
 for(const key1 in data3){
 if(!(((((key1 === "id") || (key1 === "clientID")) || (key1 === "name")) || (key1 === "args")) || (key1 === "timestamp"))){
 return fail(validate18, instancePath+"/mutations/" + i0, "additionalProperties", {additionalProperty: key1});
 break;
 }
 }
-if(_errs10 === errors){
+if(errors === errors){
 if(data3.id !== undefined){
 let data4 = data3.id;
-const _errs11 = errors;
 if(!(((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4))) && (isFinite(data4)))){
 return fail(validate18, instancePath+"/mutations/" + i0+"/id", "type", {type: "integer"});
 }
-if(errors === _errs11){
+if(errors === errors){
 if((typeof data4 == "number") && (isFinite(data4))){
 if(data4 < 1 || isNaN(data4)){
 return fail(validate18, instancePath+"/mutations/" + i0+"/id", "minimum", {comparison: ">=", limit: 1});
 }
 }
 }
-var valid2 = _errs11 === errors;
+var valid2 = errors === errors;
 }
 else {
 var valid2 = true;
@@ -1212,8 +1150,7 @@ var valid2 = true;
 if(valid2){
 if(data3.clientID !== undefined){
 let data5 = data3.clientID;
-const _errs13 = errors;
-if(errors === _errs13){
+if(errors === errors){
 if(typeof data5 === "string"){
 if(data5.length < 1){
 return fail(validate18, instancePath+"/mutations/" + i0+"/clientID", "minLength", {limit: 1});
@@ -1223,7 +1160,7 @@ else {
 return fail(validate18, instancePath+"/mutations/" + i0+"/clientID", "type", {type: "string"});
 }
 }
-var valid2 = _errs13 === errors;
+var valid2 = errors === errors;
 }
 else {
 var valid2 = true;
@@ -1231,8 +1168,7 @@ var valid2 = true;
 if(valid2){
 if(data3.name !== undefined){
 let data6 = data3.name;
-const _errs15 = errors;
-if(errors === _errs15){
+if(errors === errors){
 if(typeof data6 === "string"){
 if(data6.length < 1){
 return fail(validate18, instancePath+"/mutations/" + i0+"/name", "minLength", {limit: 1});
@@ -1242,7 +1178,7 @@ else {
 return fail(validate18, instancePath+"/mutations/" + i0+"/name", "type", {type: "string"});
 }
 }
-var valid2 = _errs15 === errors;
+var valid2 = errors === errors;
 }
 else {
 var valid2 = true;
@@ -1250,11 +1186,10 @@ var valid2 = true;
 if(valid2){
 if(data3.timestamp !== undefined){
 let data7 = data3.timestamp;
-const _errs17 = errors;
 if(!((typeof data7 == "number") && (isFinite(data7)))){
 return fail(validate18, instancePath+"/mutations/" + i0+"/timestamp", "type", {type: "number"});
 }
-var valid2 = _errs17 === errors;
+var valid2 = errors === errors;
 }
 else {
 var valid2 = true;
@@ -1269,7 +1204,7 @@ else {
 return fail(validate18, instancePath+"/mutations/" + i0, "type", {type: "object"});
 }
 }
-var valid1 = _errs8 === errors;
+var valid1 = errors === errors;
 if(!valid1){
 break;
 }
@@ -1279,7 +1214,7 @@ else {
 return fail(validate18, instancePath+"/mutations", "type", {type: "array"});
 }
 }
-var valid0 = _errs6 === errors;
+var valid0 = errors === errors;
 }
 else {
 var valid0 = true;
@@ -1287,36 +1222,33 @@ var valid0 = true;
 if(valid0){
 if(data.pushVersion !== undefined){
 let data8 = data.pushVersion;
-const _errs19 = errors;
 if(!((typeof data8 == "number") && (isFinite(data8)))){
 return fail(validate18, instancePath+"/pushVersion", "type", {type: "number"});
 }
 if(1 !== data8){
 return fail(validate18, instancePath+"/pushVersion", "const", {allowedValue: 1});
 }
-var valid0 = _errs19 === errors;
+var valid0 = errors === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.schemaVersion !== undefined){
-const _errs21 = errors;
 if(typeof data.schemaVersion !== "string"){
 return fail(validate18, instancePath+"/schemaVersion", "type", {type: "string"});
 }
-var valid0 = _errs21 === errors;
+var valid0 = errors === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.requestID !== undefined){
-const _errs23 = errors;
 if(typeof data.requestID !== "string"){
 return fail(validate18, instancePath+"/requestID", "type", {type: "string"});
 }
-var valid0 = _errs23 === errors;
+var valid0 = errors === errors;
 }
 else {
 var valid0 = true;
@@ -1341,8 +1273,8 @@ export const validatePullRequestBody = validate19;
 
 function validate19(data, {instancePath=""}={}){
 /*# sourceURL="urn:roomsync:protocol:v1:PullRequestBody" */;
-let vErrors = null;
-let errors = 0;
+const vErrors = null;
+const errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
@@ -1350,18 +1282,16 @@ if((((data.clientGroupID === undefined) && (missing0 = "clientGroupID")) || ((da
 return fail(validate19, instancePath, "required", {missingProperty: missing0});
 }
 else {
-const _errs1 = errors;
 for(const key0 in data){
 if(!(((key0 === "clientGroupID") || (key0 === "cookie")) || (key0 === "requestID"))){
 return fail(validate19, instancePath, "additionalProperties", {additionalProperty: key0});
 break;
 }
 }
-if(_errs1 === errors){
+if(errors === errors){
 if(data.clientGroupID !== undefined){
 let data0 = data.clientGroupID;
-const _errs2 = errors;
-if(errors === _errs2){
+if(errors === errors){
 if(typeof data0 === "string"){
 if(data0.length < 1){
 return fail(validate19, instancePath+"/clientGroupID", "minLength", {limit: 1});
@@ -1371,7 +1301,7 @@ else {
 return fail(validate19, instancePath+"/clientGroupID", "type", {type: "string"});
 }
 }
-var valid0 = _errs2 === errors;
+var valid0 = errors === errors;
 }
 else {
 var valid0 = true;
@@ -1379,29 +1309,27 @@ var valid0 = true;
 if(valid0){
 if(data.cookie !== undefined){
 let data1 = data.cookie;
-const _errs4 = errors;
 if((!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))) && (data1 !== null)){
 return fail(validate19, instancePath+"/cookie", "type", {type: ["integer","null"]});
 }
-if(errors === _errs4){
+if(errors === errors){
 if((typeof data1 == "number") && (isFinite(data1))){
 if(data1 < 0 || isNaN(data1)){
 return fail(validate19, instancePath+"/cookie", "minimum", {comparison: ">=", limit: 0});
 }
 }
 }
-var valid0 = _errs4 === errors;
+var valid0 = errors === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.requestID !== undefined){
-const _errs6 = errors;
 if(typeof data.requestID !== "string"){
 return fail(validate19, instancePath+"/requestID", "type", {type: "string"});
 }
-var valid0 = _errs6 === errors;
+var valid0 = errors === errors;
 }
 else {
 var valid0 = true;
@@ -1423,8 +1351,8 @@ export const validateConnectedBody = validate20;
 
 function validate20(data, {instancePath=""}={}){
 /*# sourceURL="urn:roomsync:protocol:v1:ConnectedBody" */;
-let vErrors = null;
-let errors = 0;
+const vErrors = null;
+const errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
@@ -1433,11 +1361,10 @@ return fail(validate20, instancePath, "required", {missingProperty: missing0});
 }
 else {
 if(data.wsid !== undefined){
-const _errs1 = errors;
 if(typeof data.wsid !== "string"){
 return fail(validate20, instancePath+"/wsid", "type", {type: "string"});
 }
-var valid0 = _errs1 === errors;
+var valid0 = errors === errors;
 }
 else {
 var valid0 = true;
@@ -1445,11 +1372,10 @@ var valid0 = true;
 if(valid0){
 if(data.timestamp !== undefined){
 let data1 = data.timestamp;
-const _errs3 = errors;
 if(!((typeof data1 == "number") && (isFinite(data1)))){
 return fail(validate20, instancePath+"/timestamp", "type", {type: "number"});
 }
-var valid0 = _errs3 === errors;
+var valid0 = errors === errors;
 }
 else {
 var valid0 = true;
@@ -1469,8 +1395,8 @@ export const validatePokeBody = validate21;
 
 function validate21(data, {instancePath=""}={}){
 /*# sourceURL="urn:roomsync:protocol:v1:PokeBody" */;
-let vErrors = null;
-let errors = 0;
+const vErrors = null;
+const errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
@@ -1480,18 +1406,17 @@ return fail(validate21, instancePath, "required", {missingProperty: missing0});
 else {
 if(data.baseCookie !== undefined){
 let data0 = data.baseCookie;
-const _errs1 = errors;
 if((!(((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0))) && (isFinite(data0)))) && (data0 !== null)){
 return fail(validate21, instancePath+"/baseCookie", "type", {type: ["integer","null"]});
 }
-if(errors === _errs1){
+if(errors === errors){
 if((typeof data0 == "number") && (isFinite(data0))){
 if(data0 < 0 || isNaN(data0)){
 return fail(validate21, instancePath+"/baseCookie", "minimum", {comparison: ">=", limit: 0});
 }
 }
 }
-var valid0 = _errs1 === errors;
+var valid0 = errors === errors;
 }
 else {
 var valid0 = true;
@@ -1499,18 +1424,17 @@ var valid0 = true;
 if(valid0){
 if(data.cookie !== undefined){
 let data1 = data.cookie;
-const _errs3 = errors;
 if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
 return fail(validate21, instancePath+"/cookie", "type", {type: "integer"});
 }
-if(errors === _errs3){
+if(errors === errors){
 if((typeof data1 == "number") && (isFinite(data1))){
 if(data1 < 0 || isNaN(data1)){
 return fail(validate21, instancePath+"/cookie", "minimum", {comparison: ">=", limit: 0});
 }
 }
 }
-var valid0 = _errs3 === errors;
+var valid0 = errors === errors;
 }
 else {
 var valid0 = true;
@@ -1518,23 +1442,21 @@ var valid0 = true;
 if(valid0){
 if(data.lastMutationIDChanges !== undefined){
 let data2 = data.lastMutationIDChanges;
-const _errs5 = errors;
-if(errors === _errs5){
+if(errors === errors){
 if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
 for(const key0 in data2){
 let data3 = data2[key0];
-const _errs8 = errors;
 if(!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))){
 return fail(validate21, instancePath+"/lastMutationIDChanges/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"), "type", {type: "integer"});
 }
-if(errors === _errs8){
+if(errors === errors){
 if((typeof data3 == "number") && (isFinite(data3))){
 if(data3 < 0 || isNaN(data3)){
 return fail(validate21, instancePath+"/lastMutationIDChanges/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"), "minimum", {comparison: ">=", limit: 0});
 }
 }
 }
-var valid1 = _errs8 === errors;
+var valid1 = errors === errors;
 if(!valid1){
 break;
 }
@@ -1544,7 +1466,7 @@ else {
 return fail(validate21, instancePath+"/lastMutationIDChanges", "type", {type: "object"});
 }
 }
-var valid0 = _errs5 === errors;
+var valid0 = errors === errors;
 }
 else {
 var valid0 = true;
@@ -1552,21 +1474,18 @@ var valid0 = true;
 if(valid0){
 if(data.patch !== undefined){
 let data4 = data.patch;
-const _errs10 = errors;
-if(errors === _errs10){
+if(errors === errors){
 if(Array.isArray(data4)){
 var valid2 = true;
 const len0 = data4.length;
 for(let i0=0; i0<len0; i0++){
 let data5 = data4[i0];
-const _errs12 = errors;
-if(errors === _errs12){
+if(errors === errors){
 if(data5 && typeof data5 == "object" && !Array.isArray(data5)){
 const tag0 = data5.op;
 if(typeof tag0 == "string"){
 if(tag0 === "put"){
-const _errs15 = errors;
-if(errors === _errs15){
+if(errors === errors){
 if(data5 && typeof data5 == "object" && !Array.isArray(data5)){
 let missing1;
 if((((data5.op === undefined) && (missing1 = "op")) || ((data5.key === undefined) && (missing1 = "key"))) || ((data5.value === undefined) && (missing1 = "value"))){
@@ -1575,25 +1494,23 @@ return fail(validate21, instancePath+"/patch/" + i0, "required", {missingPropert
 else {
 if(data5.op !== undefined){
 let data6 = data5.op;
-const _errs17 = errors;
 if(typeof data6 !== "string"){
 return fail(validate21, instancePath+"/patch/" + i0+"/op", "type", {type: "string"});
 }
 if("put" !== data6){
 return fail(validate21, instancePath+"/patch/" + i0+"/op", "const", {allowedValue: "put"});
 }
-var valid5 = _errs17 === errors;
+var valid5 = errors === errors;
 }
 else {
 var valid5 = true;
 }
 if(valid5){
 if(data5.key !== undefined){
-const _errs19 = errors;
 if(typeof data5.key !== "string"){
 return fail(validate21, instancePath+"/patch/" + i0+"/key", "type", {type: "string"});
 }
-var valid5 = _errs19 === errors;
+var valid5 = errors === errors;
 }
 else {
 var valid5 = true;
@@ -1607,8 +1524,7 @@ return fail(validate21, instancePath+"/patch/" + i0, "type", {type: "object"});
 }
 }
 else if(tag0 === "del"){
-const _errs21 = errors;
-if(errors === _errs21){
+if(errors === errors){
 if(data5 && typeof data5 == "object" && !Array.isArray(data5)){
 let missing2;
 if(((data5.op === undefined) && (missing2 = "op")) || ((data5.key === undefined) && (missing2 = "key"))){
@@ -1617,25 +1533,23 @@ return fail(validate21, instancePath+"/patch/" + i0, "required", {missingPropert
 else {
 if(data5.op !== undefined){
 let data8 = data5.op;
-const _errs23 = errors;
 if(typeof data8 !== "string"){
 return fail(validate21, instancePath+"/patch/" + i0+"/op", "type", {type: "string"});
 }
 if("del" !== data8){
 return fail(validate21, instancePath+"/patch/" + i0+"/op", "const", {allowedValue: "del"});
 }
-var valid7 = _errs23 === errors;
+var valid7 = errors === errors;
 }
 else {
 var valid7 = true;
 }
 if(valid7){
 if(data5.key !== undefined){
-const _errs25 = errors;
 if(typeof data5.key !== "string"){
 return fail(validate21, instancePath+"/patch/" + i0+"/key", "type", {type: "string"});
 }
-var valid7 = _errs25 === errors;
+var valid7 = errors === errors;
 }
 else {
 var valid7 = true;
@@ -1649,8 +1563,7 @@ return fail(validate21, instancePath+"/patch/" + i0, "type", {type: "object"});
 }
 }
 else if(tag0 === "clear"){
-const _errs27 = errors;
-if(errors === _errs27){
+if(errors === errors){
 if(data5 && typeof data5 == "object" && !Array.isArray(data5)){
 let missing3;
 if((data5.op === undefined) && (missing3 = "op")){
@@ -1685,7 +1598,7 @@ else {
 return fail(validate21, instancePath+"/patch/" + i0, "type", {type: "object"});
 }
 }
-var valid2 = _errs12 === errors;
+var valid2 = errors === errors;
 if(!valid2){
 break;
 }
@@ -1695,7 +1608,7 @@ else {
 return fail(validate21, instancePath+"/patch", "type", {type: "array"});
 }
 }
-var valid0 = _errs10 === errors;
+var valid0 = errors === errors;
 }
 else {
 var valid0 = true;
@@ -1703,22 +1616,20 @@ var valid0 = true;
 if(valid0){
 if(data.timestamp !== undefined){
 let data11 = data.timestamp;
-const _errs31 = errors;
 if(!((typeof data11 == "number") && (isFinite(data11)))){
 return fail(validate21, instancePath+"/timestamp", "type", {type: "number"});
 }
-var valid0 = _errs31 === errors;
+var valid0 = errors === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.requestID !== undefined){
-const _errs33 = errors;
 if(typeof data.requestID !== "string"){
 return fail(validate21, instancePath+"/requestID", "type", {type: "string"});
 }
-var valid0 = _errs33 === errors;
+var valid0 = errors === errors;
 }
 else {
 var valid0 = true;
@@ -1742,8 +1653,8 @@ export const validatePullResponseBody = validate22;
 
 function validate22(data, {instancePath=""}={}){
 /*# sourceURL="urn:roomsync:protocol:v1:PullResponseBody" */;
-let vErrors = null;
-let errors = 0;
+const vErrors = null;
+const errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
@@ -1753,18 +1664,17 @@ return fail(validate22, instancePath, "required", {missingProperty: missing0});
 else {
 if(data.cookie !== undefined){
 let data0 = data.cookie;
-const _errs1 = errors;
 if(!(((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0))) && (isFinite(data0)))){
 return fail(validate22, instancePath+"/cookie", "type", {type: "integer"});
 }
-if(errors === _errs1){
+if(errors === errors){
 if((typeof data0 == "number") && (isFinite(data0))){
 if(data0 < 0 || isNaN(data0)){
 return fail(validate22, instancePath+"/cookie", "minimum", {comparison: ">=", limit: 0});
 }
 }
 }
-var valid0 = _errs1 === errors;
+var valid0 = errors === errors;
 }
 else {
 var valid0 = true;
@@ -1772,23 +1682,21 @@ var valid0 = true;
 if(valid0){
 if(data.lastMutationIDChanges !== undefined){
 let data1 = data.lastMutationIDChanges;
-const _errs3 = errors;
-if(errors === _errs3){
+if(errors === errors){
 if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
 for(const key0 in data1){
 let data2 = data1[key0];
-const _errs6 = errors;
 if(!(((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2))) && (isFinite(data2)))){
 return fail(validate22, instancePath+"/lastMutationIDChanges/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"), "type", {type: "integer"});
 }
-if(errors === _errs6){
+if(errors === errors){
 if((typeof data2 == "number") && (isFinite(data2))){
 if(data2 < 0 || isNaN(data2)){
 return fail(validate22, instancePath+"/lastMutationIDChanges/" + key0.replace(/~/g, "~0").replace(/\//g, "~1"), "minimum", {comparison: ">=", limit: 0});
 }
 }
 }
-var valid1 = _errs6 === errors;
+var valid1 = errors === errors;
 if(!valid1){
 break;
 }
@@ -1798,18 +1706,17 @@ else {
 return fail(validate22, instancePath+"/lastMutationIDChanges", "type", {type: "object"});
 }
 }
-var valid0 = _errs3 === errors;
+var valid0 = errors === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.requestID !== undefined){
-const _errs8 = errors;
 if(typeof data.requestID !== "string"){
 return fail(validate22, instancePath+"/requestID", "type", {type: "string"});
 }
-var valid0 = _errs8 === errors;
+var valid0 = errors === errors;
 }
 else {
 var valid0 = true;
@@ -1830,8 +1737,8 @@ export const validateMutation = validate23;
 
 function validate23(data, {instancePath=""}={}){
 /*# sourceURL="urn:roomsync:protocol:v1:Mutation" */;
-let vErrors = null;
-let errors = 0;
+const vErrors = null;
+const errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
@@ -1839,28 +1746,26 @@ if((((((data.id === undefined) && (missing0 = "id")) || ((data.clientID === unde
 return fail(validate23, instancePath, "required", {missingProperty: missing0});
 }
 else {
-const _errs1 = errors;
 for(const key0 in data){
 if(!(((((key0 === "id") || (key0 === "clientID")) || (key0 === "name")) || (key0 === "args")) || (key0 === "timestamp"))){
 return fail(validate23, instancePath, "additionalProperties", {additionalProperty: key0});
 break;
 }
 }
-if(_errs1 === errors){
+if(errors === errors){
 if(data.id !== undefined){
 let data0 = data.id;
-const _errs2 = errors;
 if(!(((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0))) && (isFinite(data0)))){
 return fail(validate23, instancePath+"/id", "type", {type: "integer"});
 }
-if(errors === _errs2){
+if(errors === errors){
 if((typeof data0 == "number") && (isFinite(data0))){
 if(data0 < 1 || isNaN(data0)){
 return fail(validate23, instancePath+"/id", "minimum", {comparison: ">=", limit: 1});
 }
 }
 }
-var valid0 = _errs2 === errors;
+var valid0 = errors === errors;
 }
 else {
 var valid0 = true;
@@ -1868,8 +1773,7 @@ var valid0 = true;
 if(valid0){
 if(data.clientID !== undefined){
 let data1 = data.clientID;
-const _errs4 = errors;
-if(errors === _errs4){
+if(errors === errors){
 if(typeof data1 === "string"){
 if(data1.length < 1){
 return fail(validate23, instancePath+"/clientID", "minLength", {limit: 1});
@@ -1879,7 +1783,7 @@ else {
 return fail(validate23, instancePath+"/clientID", "type", {type: "string"});
 }
 }
-var valid0 = _errs4 === errors;
+var valid0 = errors === errors;
 }
 else {
 var valid0 = true;
@@ -1887,8 +1791,7 @@ var valid0 = true;
 if(valid0){
 if(data.name !== undefined){
 let data2 = data.name;
-const _errs6 = errors;
-if(errors === _errs6){
+if(errors === errors){
 if(typeof data2 === "string"){
 if(data2.length < 1){
 return fail(validate23, instancePath+"/name", "minLength", {limit: 1});
@@ -1898,7 +1801,7 @@ else {
 return fail(validate23, instancePath+"/name", "type", {type: "string"});
 }
 }
-var valid0 = _errs6 === errors;
+var valid0 = errors === errors;
 }
 else {
 var valid0 = true;
@@ -1906,11 +1809,10 @@ var valid0 = true;
 if(valid0){
 if(data.timestamp !== undefined){
 let data3 = data.timestamp;
-const _errs8 = errors;
 if(!((typeof data3 == "number") && (isFinite(data3)))){
 return fail(validate23, instancePath+"/timestamp", "type", {type: "number"});
 }
-var valid0 = _errs8 === errors;
+var valid0 = errors === errors;
 }
 else {
 var valid0 = true;
@@ -1933,15 +1835,14 @@ export const validatePatchOperation = validate24;
 
 function validate24(data, {instancePath=""}={}){
 /*# sourceURL="urn:roomsync:protocol:v1:PatchOperation" */;
-let vErrors = null;
-let errors = 0;
+const vErrors = null;
+const errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 const tag0 = data.op;
 if(typeof tag0 == "string"){
 if(tag0 === "put"){
-const _errs2 = errors;
-if(errors === _errs2){
+if(errors === errors){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.op === undefined) && (missing0 = "op")) || ((data.key === undefined) && (missing0 = "key"))) || ((data.value === undefined) && (missing0 = "value"))){
@@ -1950,25 +1851,23 @@ return fail(validate24, instancePath, "required", {missingProperty: missing0});
 else {
 if(data.op !== undefined){
 let data0 = data.op;
-const _errs4 = errors;
 if(typeof data0 !== "string"){
 return fail(validate24, instancePath+"/op", "type", {type: "string"});
 }
 if("put" !== data0){
 return fail(validate24, instancePath+"/op", "const", {allowedValue: "put"});
 }
-var valid2 = _errs4 === errors;
+var valid2 = errors === errors;
 }
 else {
 var valid2 = true;
 }
 if(valid2){
 if(data.key !== undefined){
-const _errs6 = errors;
 if(typeof data.key !== "string"){
 return fail(validate24, instancePath+"/key", "type", {type: "string"});
 }
-var valid2 = _errs6 === errors;
+var valid2 = errors === errors;
 }
 else {
 var valid2 = true;
@@ -1982,8 +1881,7 @@ return fail(validate24, instancePath, "type", {type: "object"});
 }
 }
 else if(tag0 === "del"){
-const _errs8 = errors;
-if(errors === _errs8){
+if(errors === errors){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing1;
 if(((data.op === undefined) && (missing1 = "op")) || ((data.key === undefined) && (missing1 = "key"))){
@@ -1992,25 +1890,23 @@ return fail(validate24, instancePath, "required", {missingProperty: missing1});
 else {
 if(data.op !== undefined){
 let data2 = data.op;
-const _errs10 = errors;
 if(typeof data2 !== "string"){
 return fail(validate24, instancePath+"/op", "type", {type: "string"});
 }
 if("del" !== data2){
 return fail(validate24, instancePath+"/op", "const", {allowedValue: "del"});
 }
-var valid4 = _errs10 === errors;
+var valid4 = errors === errors;
 }
 else {
 var valid4 = true;
 }
 if(valid4){
 if(data.key !== undefined){
-const _errs12 = errors;
 if(typeof data.key !== "string"){
 return fail(validate24, instancePath+"/key", "type", {type: "string"});
 }
-var valid4 = _errs12 === errors;
+var valid4 = errors === errors;
 }
 else {
 var valid4 = true;
@@ -2024,8 +1920,7 @@ return fail(validate24, instancePath, "type", {type: "object"});
 }
 }
 else if(tag0 === "clear"){
-const _errs14 = errors;
-if(errors === _errs14){
+if(errors === errors){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing2;
 if((data.op === undefined) && (missing2 = "op")){
@@ -2072,8 +1967,8 @@ const pattern3 = /* @__PURE__ */ new RegExp("^[A-Za-z0-9_-]{21}$", "u");
 
 function validate25(data, {instancePath=""}={}){
 /*# sourceURL="urn:roomsync:protocol:v1:ConnectQuery" */;
-let vErrors = null;
-let errors = 0;
+const vErrors = null;
+const errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
@@ -2083,8 +1978,7 @@ return fail(validate25, instancePath, "required", {missingProperty: missing0});
 else {
 if(data.clientID !== undefined){
 let data0 = data.clientID;
-const _errs1 = errors;
-if(errors === _errs1){
+if(errors === errors){
 if(typeof data0 === "string"){
 if(data0.length < 1){
 return fail(validate25, instancePath+"/clientID", "minLength", {limit: 1});
@@ -2094,7 +1988,7 @@ else {
 return fail(validate25, instancePath+"/clientID", "type", {type: "string"});
 }
 }
-var valid0 = _errs1 === errors;
+var valid0 = errors === errors;
 }
 else {
 var valid0 = true;
@@ -2102,8 +1996,7 @@ var valid0 = true;
 if(valid0){
 if(data.clientGroupID !== undefined){
 let data1 = data.clientGroupID;
-const _errs3 = errors;
-if(errors === _errs3){
+if(errors === errors){
 if(typeof data1 === "string"){
 if(data1.length < 1){
 return fail(validate25, instancePath+"/clientGroupID", "minLength", {limit: 1});
@@ -2113,7 +2006,7 @@ else {
 return fail(validate25, instancePath+"/clientGroupID", "type", {type: "string"});
 }
 }
-var valid0 = _errs3 === errors;
+var valid0 = errors === errors;
 }
 else {
 var valid0 = true;
@@ -2121,8 +2014,7 @@ var valid0 = true;
 if(valid0){
 if(data.roomID !== undefined){
 let data2 = data.roomID;
-const _errs5 = errors;
-if(errors === _errs5){
+if(errors === errors){
 if(typeof data2 === "string"){
 if(data2.length < 1){
 return fail(validate25, instancePath+"/roomID", "minLength", {limit: 1});
@@ -2132,7 +2024,7 @@ else {
 return fail(validate25, instancePath+"/roomID", "type", {type: "string"});
 }
 }
-var valid0 = _errs5 === errors;
+var valid0 = errors === errors;
 }
 else {
 var valid0 = true;
@@ -2140,8 +2032,7 @@ var valid0 = true;
 if(valid0){
 if(data.baseCookie !== undefined){
 let data3 = data.baseCookie;
-const _errs7 = errors;
-if(errors === _errs7){
+if(errors === errors){
 if(typeof data3 === "string"){
 if(!pattern0.test(data3)){
 return fail(validate25, instancePath+"/baseCookie", "pattern", {pattern: "^(|0|[1-9][0-9]*)$"});
@@ -2151,7 +2042,7 @@ else {
 return fail(validate25, instancePath+"/baseCookie", "type", {type: "string"});
 }
 }
-var valid0 = _errs7 === errors;
+var valid0 = errors === errors;
 }
 else {
 var valid0 = true;
@@ -2159,8 +2050,7 @@ var valid0 = true;
 if(valid0){
 if(data.ts !== undefined){
 let data4 = data.ts;
-const _errs9 = errors;
-if(errors === _errs9){
+if(errors === errors){
 if(typeof data4 === "string"){
 if(!pattern1.test(data4)){
 return fail(validate25, instancePath+"/ts", "pattern", {pattern: "^[0-9]+(\\.[0-9]+)?$"});
@@ -2170,7 +2060,7 @@ else {
 return fail(validate25, instancePath+"/ts", "type", {type: "string"});
 }
 }
-var valid0 = _errs9 === errors;
+var valid0 = errors === errors;
 }
 else {
 var valid0 = true;
@@ -2178,8 +2068,7 @@ var valid0 = true;
 if(valid0){
 if(data.lmid !== undefined){
 let data5 = data.lmid;
-const _errs11 = errors;
-if(errors === _errs11){
+if(errors === errors){
 if(typeof data5 === "string"){
 if(!pattern2.test(data5)){
 return fail(validate25, instancePath+"/lmid", "pattern", {pattern: "^(0|[1-9][0-9]*)$"});
@@ -2189,7 +2078,7 @@ else {
 return fail(validate25, instancePath+"/lmid", "type", {type: "string"});
 }
 }
-var valid0 = _errs11 === errors;
+var valid0 = errors === errors;
 }
 else {
 var valid0 = true;
@@ -2197,8 +2086,7 @@ var valid0 = true;
 if(valid0){
 if(data.wsid !== undefined){
 let data6 = data.wsid;
-const _errs13 = errors;
-if(errors === _errs13){
+if(errors === errors){
 if(typeof data6 === "string"){
 if(!pattern3.test(data6)){
 return fail(validate25, instancePath+"/wsid", "pattern", {pattern: "^[A-Za-z0-9_-]{21}$"});
@@ -2208,7 +2096,7 @@ else {
 return fail(validate25, instancePath+"/wsid", "type", {type: "string"});
 }
 }
-var valid0 = _errs13 === errors;
+var valid0 = errors === errors;
 }
 else {
 var valid0 = true;
@@ -2233,8 +2121,8 @@ export const validateErrorKind = validate26;
 
 function validate26(data, {instancePath=""}={}){
 /*# sourceURL="urn:roomsync:protocol:v1:ErrorKind" */;
-let vErrors = null;
-let errors = 0;
+const vErrors = null;
+const errors = 0;
 if(typeof data !== "string"){
 return fail(validate26, instancePath, "type", {type: "string"});
 }
@@ -2405,8 +2293,8 @@ const pattern4 = /* @__PURE__ */ new RegExp("^(/.*)?$", "u");
 
 function validate28(data, {instancePath=""}={}){
 /*# sourceURL="urn:roomsync:protocol:v1:IndexDefinition" */;
-let vErrors = null;
-let errors = 0;
+const vErrors = null;
+const errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
@@ -2414,20 +2302,18 @@ if((data.jsonPointer === undefined) && (missing0 = "jsonPointer")){
 return fail(validate28, instancePath, "required", {missingProperty: missing0});
 }
 else {
-const _errs1 = errors;
 for(const key0 in data){
 if(!(((key0 === "prefix") || (key0 === "jsonPointer")) || (key0 === "allowEmpty"))){
 return fail(validate28, instancePath, "additionalProperties", {additionalProperty: key0});
 break;
 }
 }
-if(_errs1 === errors){
+if(errors === errors){
 if(data.prefix !== undefined){
-const _errs2 = errors;
 if(typeof data.prefix !== "string"){
 return fail(validate28, instancePath+"/prefix", "type", {type: "string"});
 }
-var valid0 = _errs2 === errors;
+var valid0 = errors === errors;
 }
 else {
 var valid0 = true;
@@ -2435,8 +2321,7 @@ var valid0 = true;
 if(valid0){
 if(data.jsonPointer !== undefined){
 let data1 = data.jsonPointer;
-const _errs4 = errors;
-if(errors === _errs4){
+if(errors === errors){
 if(typeof data1 === "string"){
 if(!pattern4.test(data1)){
 return fail(validate28, instancePath+"/jsonPointer", "pattern", {pattern: "^(/.*)?$"});
@@ -2446,18 +2331,17 @@ else {
 return fail(validate28, instancePath+"/jsonPointer", "type", {type: "string"});
 }
 }
-var valid0 = _errs4 === errors;
+var valid0 = errors === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.allowEmpty !== undefined){
-const _errs6 = errors;
 if(typeof data.allowEmpty !== "boolean"){
 return fail(validate28, instancePath+"/allowEmpty", "type", {type: "boolean"});
 }
-var valid0 = _errs6 === errors;
+var valid0 = errors === errors;
 }
 else {
 var valid0 = true;
@@ -2480,8 +2364,8 @@ const pattern5 = /* @__PURE__ */ new RegExp("^[^\\u0000]*$", "u");
 
 function validate29(data, {instancePath=""}={}){
 /*# sourceURL="urn:roomsync:protocol:v1:SecondaryIndexKey" */;
-let vErrors = null;
-let errors = 0;
+const vErrors = null;
+const errors = 0;
 if(errors === 0){
 if(typeof data === "string"){
 if(!pattern5.test(data)){
@@ -2500,8 +2384,8 @@ export const validateRefCount = validate30;
 
 function validate30(data, {instancePath=""}={}){
 /*# sourceURL="urn:roomsync:protocol:v1:RefCount" */;
-let vErrors = null;
-let errors = 0;
+const vErrors = null;
+const errors = 0;
 if(!(((typeof data == "number") && (!(data % 1) && !isNaN(data))) && (isFinite(data)))){
 return fail(validate30, instancePath, "type", {type: "integer"});
 }
@@ -2525,8 +2409,8 @@ export const validateChunkRecord = validate31;
 
 function validate31(data, {instancePath=""}={}){
 /*# sourceURL="urn:roomsync:protocol:v1:ChunkRecord" */;
-let vErrors = null;
-let errors = 0;
+const vErrors = null;
+const errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
@@ -2534,18 +2418,16 @@ if((((data.hash === undefined) && (missing0 = "hash")) || ((data.data === undefi
 return fail(validate31, instancePath, "required", {missingProperty: missing0});
 }
 else {
-const _errs1 = errors;
 for(const key0 in data){
 if(!(((key0 === "hash") || (key0 === "data")) || (key0 === "refs"))){
 return fail(validate31, instancePath, "additionalProperties", {additionalProperty: key0});
 break;
 }
 }
-if(_errs1 === errors){
+if(errors === errors){
 if(data.hash !== undefined){
 let data0 = data.hash;
-const _errs2 = errors;
-if(errors === _errs2){
+if(errors === errors){
 if(typeof data0 === "string"){
 if(data0.length < 1){
 return fail(validate31, instancePath+"/hash", "minLength", {limit: 1});
@@ -2555,7 +2437,7 @@ else {
 return fail(validate31, instancePath+"/hash", "type", {type: "string"});
 }
 }
-var valid0 = _errs2 === errors;
+var valid0 = errors === errors;
 }
 else {
 var valid0 = true;
@@ -2563,15 +2445,13 @@ var valid0 = true;
 if(valid0){
 if(data.refs !== undefined){
 let data1 = data.refs;
-const _errs4 = errors;
-if(errors === _errs4){
+if(errors === errors){
 if(Array.isArray(data1)){
 var valid1 = true;
 const len0 = data1.length;
 for(let i0=0; i0<len0; i0++){
 let data2 = data1[i0];
-const _errs6 = errors;
-if(errors === _errs6){
+if(errors === errors){
 if(typeof data2 === "string"){
 if(data2.length < 1){
 return fail(validate31, instancePath+"/refs/" + i0, "minLength", {limit: 1});
@@ -2581,7 +2461,7 @@ else {
 return fail(validate31, instancePath+"/refs/" + i0, "type", {type: "string"});
 }
 }
-var valid1 = _errs6 === errors;
+var valid1 = errors === errors;
 if(!valid1){
 break;
 }
@@ -2591,7 +2471,7 @@ else {
 return fail(validate31, instancePath+"/refs", "type", {type: "array"});
 }
 }
-var valid0 = _errs4 === errors;
+var valid0 = errors === errors;
 }
 else {
 var valid0 = true;
@@ -2612,8 +2492,8 @@ export const validateClientGroupRecord = validate32;
 
 function validate32(data, {instancePath=""}={}){
 /*# sourceURL="urn:roomsync:protocol:v1:ClientGroupRecord" */;
-let vErrors = null;
-let errors = 0;
+const vErrors = null;
+const errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
@@ -2621,18 +2501,16 @@ if(((((((data.headHash === undefined) && (missing0 = "headHash")) || ((data.muta
 return fail(validate32, instancePath, "required", {missingProperty: missing0});
 }
 else {
-const _errs1 = errors;
 for(const key0 in data){
 if(!((((((key0 === "headHash") || (key0 === "mutatorNames")) || (key0 === "indexes")) || (key0 === "mutationIDs")) || (key0 === "lastServerAckdMutationIDs")) || (key0 === "disabled"))){
 return fail(validate32, instancePath, "additionalProperties", {additionalProperty: key0});
 break;
 }
 }
-if(_errs1 === errors){
+if(errors === errors){
 if(data.headHash !== undefined){
 let data0 = data.headHash;
-const _errs2 = errors;
-if(errors === _errs2){
+if(errors === errors){
 if(typeof data0 === "string"){
 if(data0.length < 1){
 return fail(validate32, instancePath+"/headHash", "minLength", {limit: 1});
@@ -2642,7 +2520,7 @@ else {
 return fail(validate32, instancePath+"/headHash", "type", {type: "string"});
 }
 }
-var valid0 = _errs2 === errors;
+var valid0 = errors === errors;
 }
 else {
 var valid0 = true;
@@ -2650,17 +2528,15 @@ var valid0 = true;
 if(valid0){
 if(data.mutatorNames !== undefined){
 let data1 = data.mutatorNames;
-const _errs4 = errors;
-if(errors === _errs4){
+if(errors === errors){
 if(Array.isArray(data1)){
 var valid1 = true;
 const len0 = data1.length;
 for(let i0=0; i0<len0; i0++){
-const _errs6 = errors;
 if(typeof data1[i0] !== "string"){
 return fail(validate32, instancePath+"/mutatorNames/" + i0, "type", {type: "string"});
 }
-var valid1 = _errs6 === errors;
+var valid1 = errors === errors;
 if(!valid1){
 break;
 }
@@ -2670,7 +2546,7 @@ else {
 return fail(validate32, instancePath+"/mutatorNames", "type", {type: "array"});
 }
 }
-var valid0 = _errs4 === errors;
+var valid0 = errors === errors;
 }
 else {
 var valid0 = true;
@@ -2678,33 +2554,29 @@ var valid0 = true;
 if(valid0){
 if(data.indexes !== undefined){
 let data3 = data.indexes;
-const _errs8 = errors;
-if(errors === _errs8){
+if(errors === errors){
 if(data3 && typeof data3 == "object" && !Array.isArray(data3)){
 for(const key1 in data3){
 let data4 = data3[key1];
-const _errs11 = errors;
-if(errors === _errs11){
+if(errors === errors){
 if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
 let missing1;
 if((data4.jsonPointer === undefined) && (missing1 = "jsonPointer")){
 return fail(validate32, instancePath+"/indexes/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"), "required", {missingProperty: missing1});
 }
 else {
-const _errs13 = errors;
 for(const key2 in data4){
 if(!(((key2 === "prefix") || (key2 === "jsonPointer")) || (key2 === "allowEmpty"))){
 return fail(validate32, instancePath+"/indexes/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"), "additionalProperties", {additionalProperty: key2});
 break;
 }
 }
-if(_errs13 === errors){
+if(errors === errors){
 if(data4.prefix !== undefined){
-const _errs14 = errors;
 if(typeof data4.prefix !== "string"){
 return fail(validate32, instancePath+"/indexes/" + key1.replace(/~/g, "~0").replace(/\//g, "~1")+"/prefix", "type", {type: "string"});
 }
-var valid3 = _errs14 === errors;
+var valid3 = errors === errors;
 }
 else {
 var valid3 = true;
@@ -2712,8 +2584,7 @@ var valid3 = true;
 if(valid3){
 if(data4.jsonPointer !== undefined){
 let data6 = data4.jsonPointer;
-const _errs16 = errors;
-if(errors === _errs16){
+if(errors === errors){
 if(typeof data6 === "string"){
 if(!pattern4.test(data6)){
 return fail(validate32, instancePath+"/indexes/" + key1.replace(/~/g, "~0").replace(/\//g, "~1")+"/jsonPointer", "pattern", {pattern: "^(/.*)?$"});
@@ -2723,18 +2594,17 @@ else {
 return fail(validate32, instancePath+"/indexes/" + key1.replace(/~/g, "~0").replace(/\//g, "~1")+"/jsonPointer", "type", {type: "string"});
 }
 }
-var valid3 = _errs16 === errors;
+var valid3 = errors === errors;
 }
 else {
 var valid3 = true;
 }
 if(valid3){
 if(data4.allowEmpty !== undefined){
-const _errs18 = errors;
 if(typeof data4.allowEmpty !== "boolean"){
 return fail(validate32, instancePath+"/indexes/" + key1.replace(/~/g, "~0").replace(/\//g, "~1")+"/allowEmpty", "type", {type: "boolean"});
 }
-var valid3 = _errs18 === errors;
+var valid3 = errors === errors;
 }
 else {
 var valid3 = true;
@@ -2748,7 +2618,7 @@ else {
 return fail(validate32, instancePath+"/indexes/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"), "type", {type: "object"});
 }
 }
-var valid2 = _errs11 === errors;
+var valid2 = errors === errors;
 if(!valid2){
 break;
 }
@@ -2758,7 +2628,7 @@ else {
 return fail(validate32, instancePath+"/indexes", "type", {type: "object"});
 }
 }
-var valid0 = _errs8 === errors;
+var valid0 = errors === errors;
 }
 else {
 var valid0 = true;
@@ -2766,23 +2636,21 @@ var valid0 = true;
 if(valid0){
 if(data.mutationIDs !== undefined){
 let data8 = data.mutationIDs;
-const _errs20 = errors;
-if(errors === _errs20){
+if(errors === errors){
 if(data8 && typeof data8 == "object" && !Array.isArray(data8)){
 for(const key3 in data8){
 let data9 = data8[key3];
-const _errs23 = errors;
 if(!(((typeof data9 == "number") && (!(data9 % 1) && !isNaN(data9))) && (isFinite(data9)))){
 return fail(validate32, instancePath+"/mutationIDs/" + key3.replace(/~/g, "~0").replace(/\//g, "~1"), "type", {type: "integer"});
 }
-if(errors === _errs23){
+if(errors === errors){
 if((typeof data9 == "number") && (isFinite(data9))){
 if(data9 < 0 || isNaN(data9)){
 return fail(validate32, instancePath+"/mutationIDs/" + key3.replace(/~/g, "~0").replace(/\//g, "~1"), "minimum", {comparison: ">=", limit: 0});
 }
 }
 }
-var valid4 = _errs23 === errors;
+var valid4 = errors === errors;
 if(!valid4){
 break;
 }
@@ -2792,7 +2660,7 @@ else {
 return fail(validate32, instancePath+"/mutationIDs", "type", {type: "object"});
 }
 }
-var valid0 = _errs20 === errors;
+var valid0 = errors === errors;
 }
 else {
 var valid0 = true;
@@ -2800,23 +2668,21 @@ var valid0 = true;
 if(valid0){
 if(data.lastServerAckdMutationIDs !== undefined){
 let data10 = data.lastServerAckdMutationIDs;
-const _errs25 = errors;
-if(errors === _errs25){
+if(errors === errors){
 if(data10 && typeof data10 == "object" && !Array.isArray(data10)){
 for(const key4 in data10){
 let data11 = data10[key4];
-const _errs28 = errors;
 if(!(((typeof data11 == "number") && (!(data11 % 1) && !isNaN(data11))) && (isFinite(data11)))){
 return fail(validate32, instancePath+"/lastServerAckdMutationIDs/" + key4.replace(/~/g, "~0").replace(/\//g, "~1"), "type", {type: "integer"});
 }
-if(errors === _errs28){
+if(errors === errors){
 if((typeof data11 == "number") && (isFinite(data11))){
 if(data11 < 0 || isNaN(data11)){
 return fail(validate32, instancePath+"/lastServerAckdMutationIDs/" + key4.replace(/~/g, "~0").replace(/\//g, "~1"), "minimum", {comparison: ">=", limit: 0});
 }
 }
 }
-var valid5 = _errs28 === errors;
+var valid5 = errors === errors;
 if(!valid5){
 break;
 }
@@ -2826,18 +2692,17 @@ else {
 return fail(validate32, instancePath+"/lastServerAckdMutationIDs", "type", {type: "object"});
 }
 }
-var valid0 = _errs25 === errors;
+var valid0 = errors === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
 if(data.disabled !== undefined){
-const _errs30 = errors;
 if(typeof data.disabled !== "boolean"){
 return fail(validate32, instancePath+"/disabled", "type", {type: "boolean"});
 }
-var valid0 = _errs30 === errors;
+var valid0 = errors === errors;
 }
 else {
 var valid0 = true;
