@@ -701,6 +701,14 @@ async function runStorageRows(dataDir: string, echoP50: number): Promise<void> {
 
 export async function runServerBench(): Promise<void> {
   const dataDir = mkdtempSync(join(tmpdir(), 'roomsync-bench-'));
+  // Also when Ctrl+C ends the bench (its children are killed first, above).
+  process.once('exit', () => {
+    try {
+      rmSync(dataDir, { recursive: true, force: true });
+    } catch {
+      // a killed server still writing: the temporary directory stays
+    }
+  });
   const echo = await startEcho();
   if (ONLY_BIG_FANOUT) {
     const rows: string[][] = [];
