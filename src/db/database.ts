@@ -482,16 +482,17 @@ export class Database {
     const { readTree, compare } = this.ctx;
     const primary = readTree(dag, this.head.data.valueHash);
     const roots = this.headIndexRoots;
-    const run = async <R>(body: (tx: ReadTransaction) => Promise<R> | R, record: ReadRecord | undefined): Promise<R> => {
-      const tx = new ReadTransactionImpl(this.clientID, 'initial', new MapReaders(primary, roots, (root) => readTree(dag, root)), compare, record);
-      try {
-        return await body(tx);
-      } finally {
-        tx.close();
-      }
-    };
     try {
-      await fn(run);
+      // (An inline function, not a named one: tsx names each named closure it creates, on every read.)
+      await fn(async <R>(body: (tx: ReadTransaction) => Promise<R> | R, record: ReadRecord | undefined): Promise<R> => {
+        const maps = new MapReaders(primary, roots, (root) => readTree(dag, root));
+        const tx = new ReadTransactionImpl(this.clientID, 'initial', maps, compare, record, true);
+        try {
+          return await body(tx);
+        } finally {
+          tx.close();
+        }
+      });
     } finally {
       dag.release();
       this.readEnded?.();

@@ -6,7 +6,7 @@ import { decodeIndexKey } from './index-key';
 import type { MapReaders } from './map-access';
 import type { ReadRecord } from './read-record';
 import { normalizeScan, type KeyCompare } from './scan-options';
-import { ScanIterator, ScanResultImpl } from './scan-result';
+import { entriesAtHand, ScanIterator, ScanResultImpl } from './scan-result';
 import type {
   IndexKey,
   ReadTransaction,
@@ -21,9 +21,6 @@ const identity = (k: string) => k;
 
 export class ReadTransactionImpl<R extends BTreeReader = BTreeReader> implements ReadTransaction {
   private closed = false;
-  protected readonly checkOpen = () => {
-    if (this.closed) throw new TransactionClosedError();
-  };
 
   constructor(
     readonly clientID: string,
@@ -32,7 +29,14 @@ export class ReadTransactionImpl<R extends BTreeReader = BTreeReader> implements
     protected readonly compare: KeyCompare,
     /** Set when the reads must be recorded (subscriptions). */
     readonly record?: ReadRecord,
+    /** The maps are trees as stored, with no writes buffered: a scan of nodes at hand may run at once. */
+    private readonly readOnly = false,
   ) {}
+
+  /** A method, not a closure per transaction: scans get the transaction itself to check. */
+  checkOpen(): void {
+    if (this.closed) throw new TransactionClosedError();
+  }
 
   close(): void {
     this.closed = true;
@@ -73,12 +77,11 @@ export class ReadTransactionImpl<R extends BTreeReader = BTreeReader> implements
     checkScanKeys(options);
     const scan = normalizeScan(options, this.compare);
     const tree = scan.indexName === undefined ? this.maps.primary : this.maps.index(scan.indexName);
-    const source = (from: string) => tree.scan(from);
-    const open = () =>
-      new ScanIterator(scan, source, this.checkOpen, this.record?.addScan(scan.indexName, scan.prefix, scan.fromKey));
-    return scan.indexName === undefined
-      ? new ScanResultImpl<string>(open, identity)
-      : new ScanResultImpl<IndexKey>(open, decodeIndexKey);
+    // (Inline, not a named closure: tsx names every named closure it creates, which a scan per subscription run pays.)
+    return new ScanResultImpl<string | IndexKey>((atOnce) => {
+      const rec = this.record?.addScan(scan.indexName, scan.prefix, scan.fromKey);
+      return (atOnce && this.readOnly && entriesAtHand(tree, scan, rec, this)) || new ScanIterator(scan, tree, this, rec);
+    }, scan.indexName === undefined ? identity : decodeIndexKey) as ScanResult<string> & ScanResult<IndexKey>;
   }
 }
 
