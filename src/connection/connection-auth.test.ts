@@ -61,8 +61,8 @@ describe('authentication', () => {
     expect(h.sockets).toHaveLength(1 + MAX_REAUTH_RETRIES);
     expect(h.server.openedAt.map((ms) => ms / SECOND)).toEqual([0, 0, 5, 15, 35, 75, 135, 195, 255]);
     expect(h.sockets.map((s) => s.protocols)).toEqual(['t1', 't2', 't3', 't4', 't5', 't6', 't7', 't8', 't9']);
-    expect(h.connection.haltReason).toBe('ReauthLimit');
-    expect(h.connection.haltError?.message).toContain('re-authentication retries');
+    expect(h.connection.state.halt).toBe('ReauthLimit');
+    expect(h.haltError()).toMatchObject({ message: expect.stringContaining('re-authentication retries') });
     expect(h.connection.online).toBe(false);
     expect(h.connection.phase).toBe('disconnected');
     expect(h.errorLines().some((line) => line.includes('Stopped connecting: ReauthLimit'))).toBe(true);
@@ -72,12 +72,12 @@ describe('authentication', () => {
     const tokens = tokenSource();
     const h = new Harness({ auth: tokens.auth });
     await refuseEveryAttempt(h, 300 * SECOND);
-    expect(h.connection.haltReason).toBe('ReauthLimit');
+    expect(h.connection.state.halt).toBe('ReauthLimit');
     h.connection.reconnect();
     await h.settle();
     expect(h.sockets).toHaveLength(2 + MAX_REAUTH_RETRIES);
     expect(h.socket.protocols).toBe('t10');
-    expect(h.connection.haltReason).toBeNull();
+    expect(h.connection.state.halt).toBeNull();
     h.socket.connect();
     await h.settle();
     expect(h.connection.online).toBe(true);

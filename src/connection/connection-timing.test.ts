@@ -176,14 +176,13 @@ describe('back-off', () => {
 describe('connect timeout', () => {
   it('gives up after 10 s without connected (ConnectTimeout), then backs off', async () => {
     const h = new Harness();
-    const connected = h.connection.whenConnected().catch((error: unknown) => error);
     await h.settle();
     h.socket.accept();
     await h.clock.advance(CONNECT_TIMEOUT_MS - 1);
     expect(h.socket.closedByClient).toBeNull();
     await h.clock.advance(1);
     expect(h.socket.closedByClient).toEqual({ code: 1000, reason: 'ConnectTimeout' });
-    const error = await connected;
+    const [error] = h.connectErrors();
     expect(error).toBeInstanceOf(TimeoutError);
     expect(error).toMatchObject({ kind: 'ConnectTimeout' });
     expect(h.metrics.states.get(LAST_CONNECT_ERROR)).toBe('ConnectTimeout');

@@ -31,7 +31,7 @@ import { DEFAULT_PUSH_LIMITS, type PushLimits } from './push-limits';
 import { Pusher } from './pusher';
 import { randomID } from './random-id';
 import { NORMAL_CLOSURE, SOCKET_OPEN, type SocketLike } from './socket';
-import { initialState, type ConnectionState, type HaltReason, type Phase } from './state';
+import { initialState, type ConnectionState, type Phase } from './state';
 import type { SyncTarget } from './sync-target';
 import { transition } from './transition';
 
@@ -71,12 +71,6 @@ export const POKE_HOLD_MAX_MS = 10_000;
 /** Ends of an attempt that are not connect errors (for the last-connect-error metric). */
 const NOT_CONNECT_ERRORS: ReadonlySet<string> = new Set(['Hidden', 'ClientClosed', 'ClientDisconnected']);
 
-interface Deferred {
-  readonly promise: Promise<void>;
-  readonly resolve: () => void;
-  readonly reject: (error: unknown) => void;
-}
-
 interface OpenSocket {
   readonly id: number;
   readonly socket: SocketLike;
@@ -103,8 +97,6 @@ export class Connection {
   #events: ConnectionEvent[] = [];
   #dispatching = false;
   #socket: OpenSocket | null = null;
-  #attempt: Deferred | null = null;
-  #haltError: Error | undefined;
   #nextRetryAt: number | undefined;
   readonly #stateListeners = new Set<(state: ConnectionState) => void>();
 
@@ -184,15 +176,6 @@ export class Connection {
     return this.#state.online;
   }
 
-  /** Why the client stopped connecting on its own, or null while it retries. */
-  get haltReason(): HaltReason | null {
-    return this.#state.halt;
-  }
-
-  get haltError(): Error | undefined {
-    return this.#state.halt === null ? undefined : this.#haltError;
-  }
-
   get state(): ConnectionState {
     return this.#state;
   }
@@ -206,14 +189,6 @@ export class Connection {
   onStateChange(listener: (state: ConnectionState) => void): () => void {
     this.#stateListeners.add(listener);
     return () => this.#stateListeners.delete(listener);
-  }
-
-  /** Resolves when connected; rejects with the error of the current attempt if it fails. */
-  whenConnected(): Promise<void> {
-    if (this.#state.phase === 'connected') return Promise.resolve();
-    if (this.#state.phase === 'closed') return Promise.reject(new ClientClosedError());
-    this.#attempt ??= deferred();
-    return this.#attempt.promise;
   }
 
   /** A mutation-recovery pull for `clientGroupID` over the socket. Rejects with PullError ('Failed to pull'). */
@@ -295,7 +270,6 @@ export class Connection {
       case 'connected':
         this.#pusher.reset();
         this.#metrics.connected(effect.timeToConnectMs);
-        this.#settleAttempt();
         this.#pusher.schedule();
         return;
       case 'disconnected':
@@ -307,7 +281,6 @@ export class Connection {
         if (!NOT_CONNECT_ERRORS.has(effect.error.kind)) {
           this.#metrics.connectFailed(effect.error.kind);
         }
-        this.#settleAttempt(effect.error);
         return;
       case 'poke':
         this.#pusher.acknowledged(effect.body.lastMutationIDChanges);
@@ -322,7 +295,6 @@ export class Connection {
         this.#callback('onOnlineChange', () => this.#options.onOnlineChange?.(effect.online));
         return;
       case 'halted':
-        this.#haltError = effect.error;
         (effect.reason === 'ClientDisconnected' ? this.#logger.info : this.#logger.error)?.(`Stopped connecting: ${effect.reason}`, effect.error);
         return;
       case 'updateNeeded':
@@ -330,7 +302,6 @@ export class Connection {
         return;
       case 'clientGroupUnknown': {
         const error = new ClientGroupUnknownError(this.#options.clientGroupID);
-        this.#haltError = error;
         this.#logger.error?.(error.message);
         void Promise.resolve(this.#options.syncTarget.disableClientGroup?.()).catch((cause: unknown) =>
           this.#logger.error?.('Failed to disable the client group', cause),
@@ -341,7 +312,6 @@ export class Connection {
         this.#callback('onClientStateNotFound', () => this.#options.onClientStateNotFound?.());
         return;
       case 'closed':
-        this.#settleAttempt(new ClientClosedError());
         this.#pulls.failAll(new ClientClosedError());
         this.#pokes.clear();
         this.#timers.cancelAll();
@@ -503,14 +473,6 @@ export class Connection {
     return s.socketLive && s.socketID === socketID && (s.phase === 'connecting' || s.phase === 'connected');
   }
 
-  #settleAttempt(error?: unknown): void {
-    const attempt = this.#attempt;
-    if (attempt === null) return;
-    this.#attempt = null;
-    if (error === undefined) attempt.resolve();
-    else attempt.reject(error);
-  }
-
   #notifyState(state: ConnectionState): void {
     for (const listener of [...this.#stateListeners]) this.#callback('onStateChange', () => listener(state));
   }
@@ -530,14 +492,4 @@ export class Connection {
     if (details === undefined) write(message);
     else write(message, details);
   }
-}
-
-function deferred(): Deferred {
-  let resolve!: () => void;
-  let reject!: (error: unknown) => void;
-  const promise = new Promise<void>((res, rej) => {
-    resolve = res;
-    reject = rej;
-  });
-  return { promise, resolve, reject };
 }

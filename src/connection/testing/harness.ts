@@ -98,6 +98,16 @@ export class Harness {
   errorLines(): string[] {
     return this.linesAt('error');
   }
+
+  /** The errors of the failed attempts to connect, in order (logged as `Could not connect: kind` with the error). */
+  connectErrors(): unknown[] {
+    return this.logs.filter((line) => String(line.args[0]).startsWith('Could not connect: ')).map((line) => line.args[1]);
+  }
+
+  /** The error the client stopped connecting with (logged as `Stopped connecting: reason` with the error), the last one. */
+  haltError(): unknown {
+    return this.logs.filter((line) => String(line.args[0]).startsWith('Stopped connecting: ')).at(-1)?.args[1];
+  }
 }
 
 /** A deterministic Math.random stand-in (mulberry32). */
