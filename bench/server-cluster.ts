@@ -100,6 +100,7 @@ export async function runClusterRows(rig: ClusterRig, options: ClusterOptions): 
           if (!capped && load === 'one' && cap === undefined && options.nodeCpu === 'auto' && 'caps' in capping) {
             const node = f.nodeCpu[0]!;
             ({ cpus: cap, rule } = nodeCapRule({ node, rest: f.totalCpu - node }, CORES, rig.nodePids.length));
+            rule = `${rule} (round ${round}'s; rest: PostgreSQL ${fixed(f.postgresCpu, 0)}%, bench ${fixed(f.benchCpu, 0)}%, servers not in the load ${fixed(f.idleCpu, 0)}%)`;
           }
         }
       }
@@ -130,6 +131,17 @@ function print(measured: Measured[], options: ClusterOptions, capping: { caps: C
   );
   const of = (capped: boolean, load: ClusterLoad) => measured.filter((m) => m.capped === capped && m.load === load);
   const mid = (ms: Measured[], value: (f: LoadFigures) => number) => fixed(median(ms.map((m) => value(m.f))), 0);
+  // Where each mutation's CPU goes: what sizes a node (its share) and PostgreSQL (its share) for a given rate.
+  const micros = (usage: (f: LoadFigures) => number) => (f: LoadFigures) => (usage(f) * 1e4) / f.mutations;
+  printTable(
+    'CPU per acknowledged mutation (µs, median over the rounds)',
+    ['load', 'nodes', 'PostgreSQL', 'bench', 'all'],
+    [false, true].flatMap((capped) =>
+      LOADS.map(([key, name]): [string, Measured[]] => [`${capped ? `${cap} CPU per node, ` : ''}${name}`, of(capped, key)])
+        .filter(([, ms]) => ms.length > 0)
+        .map(([name, ms]) => [name, mid(ms, micros((f) => f.nodeCpu.reduce((a, b) => a + b, 0))), mid(ms, micros((f) => f.postgresCpu)), mid(ms, micros((f) => f.benchCpu)), mid(ms, perMutation)]),
+    ),
+  );
   const ones = of(false, 'one');
   if (ones.length > 0) {
     const oneRate = median(ones.map((m) => m.f.mutations));
