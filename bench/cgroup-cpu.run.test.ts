@@ -28,7 +28,9 @@ describe('openCpuCaps on this machine', () => {
       expect(await next()).toBe('ready');
       const before = cgroupPath(readFileSync(`/proc/${child.pid}/cgroup`, 'utf8'), caps.version);
       const group = caps.group('node-1');
-      group.setCpus(0.5);
+      group.setCpus(0.5, 10_000);
+      const quota = caps.version === 2 ? readFileSync(`${caps.dir}/node-1/cpu.max`, 'utf8') : readFileSync(`${caps.dir}/node-1/cpu.cfs_quota_us`, 'utf8') + readFileSync(`${caps.dir}/node-1/cpu.cfs_period_us`, 'utf8');
+      expect(quota.split(/\s+/).filter(Boolean)).toEqual(['5000', '10000']);
       group.add(child.pid!);
       child.stdin!.write('go\n');
       expect(await next()).toBe('worker');

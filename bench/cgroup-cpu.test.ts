@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { cgroupDir, cgroupPath, cpuHierarchies, parseThrottling, quotaPeriod, quotaWrite } from './cgroup-cpu';
+import { cgroupDir, cgroupPath, cpuHierarchies, parseThrottling, quotaPeriod, quotaWrites } from './cgroup-cpu';
 
 const MOUNTINFO = [
   '31 23 0:28 / /sys/fs/cgroup rw,relatime - tmpfs tmpfs rw,mode=755',
@@ -49,13 +49,19 @@ describe('cgroupDir', () => {
 
 describe('quotas', () => {
   it('writes cfs_quota_us for v1 and cpu.max for v2, no quota as -1 and max', () => {
-    expect(quotaWrite(1, 0.25, 100_000)).toEqual(['cpu.cfs_quota_us', '25000']);
-    expect(quotaWrite(1, undefined, 100_000)).toEqual(['cpu.cfs_quota_us', '-1']);
-    expect(quotaWrite(2, 0.3, 100_000)).toEqual(['cpu.max', '30000 100000']);
-    expect(quotaWrite(2, undefined, 50_000)).toEqual(['cpu.max', 'max 50000']);
+    expect(quotaWrites(1, 0.25, 100_000)).toEqual([
+      ['cpu.cfs_period_us', '100000'],
+      ['cpu.cfs_quota_us', '25000'],
+    ]);
+    expect(quotaWrites(1, undefined, 100_000)).toEqual([
+      ['cpu.cfs_period_us', '100000'],
+      ['cpu.cfs_quota_us', '-1'],
+    ]);
+    expect(quotaWrites(2, 0.3, 10_000)).toEqual([['cpu.max', '3000 10000']]);
+    expect(quotaWrites(2, undefined, 50_000)).toEqual([['cpu.max', 'max 50000']]);
   });
   it('never goes under the kernel minimum of 1 ms', () => {
-    expect(quotaWrite(1, 0.001, 100_000)).toEqual(['cpu.cfs_quota_us', '1000']);
+    expect(quotaWrites(1, 0.001, 100_000)[1]).toEqual(['cpu.cfs_quota_us', '1000']);
   });
   it('reads the period of either version', () => {
     expect(quotaPeriod(1, '100000\n')).toBe(100_000);

@@ -53,10 +53,14 @@ export function cgroupDir(h: CpuHierarchy, path: string): string | undefined {
   return below === '' ? h.mountPoint : join(h.mountPoint, below);
 }
 
-/** The file and text that set a quota of `cpus` CPUs per period (undefined: no quota); at least the kernel's 1 ms. */
-export function quotaWrite(version: 1 | 2, cpus: number | undefined, periodUs: number): [file: string, text: string] {
+/** The files and texts that set a quota of `cpus` CPUs (undefined: no quota) per period of `periodUs`; a quota is at least the kernel's 1 ms. */
+export function quotaWrites(version: 1 | 2, cpus: number | undefined, periodUs: number): [file: string, text: string][] {
   const quota = cpus === undefined ? undefined : Math.max(1000, Math.round(cpus * periodUs));
-  return version === 2 ? ['cpu.max', `${quota ?? 'max'} ${periodUs}`] : ['cpu.cfs_quota_us', String(quota ?? -1)];
+  if (version === 2) return [['cpu.max', `${quota ?? 'max'} ${periodUs}`]];
+  return [
+    ['cpu.cfs_period_us', String(periodUs)],
+    ['cpu.cfs_quota_us', String(quota ?? -1)],
+  ];
 }
 
 /** The period (µs) a group's quota is counted in, from its cpu.max (v2) or cpu.cfs_period_us (v1) text. */
@@ -84,8 +88,8 @@ export interface CpuGroup {
   readonly name: string;
   /** Its path in the hierarchy, as /proc/<pid>/cgroup shows it. */
   readonly path: string;
-  /** Sets the quota: `cpus` CPUs, or none (undefined). */
-  setCpus(cpus: number | undefined): void;
+  /** Sets the quota: `cpus` CPUs, or none (undefined), counted per period of `periodUs` (the kernel's default period when not given). */
+  setCpus(cpus: number | undefined, periodUs?: number): void;
   /** Moves the whole process (every thread; threads it starts later are born here). */
   add(pid: number): void;
   /** The process's threads, and those of them not in this group (an empty list is the point). */
@@ -232,9 +236,8 @@ export function openCpuCaps(): { caps: CpuCaps } | { unavailable: string } {
         return {
           name,
           path,
-          setCpus(cpus) {
-            const [file, text] = quotaWrite(v, cpus, period);
-            writeFileSync(join(dir, file), text);
+          setCpus(cpus, periodUs = period) {
+            for (const [file, text] of quotaWrites(v, cpus, periodUs)) writeFileSync(join(dir, file), text);
           },
           add(pid) {
             const from = cgroupPath(read(`/proc/${pid}/cgroup`), v);

@@ -44,6 +44,8 @@ export interface ClusterOptions {
   /** Which loads each round runs (BENCH_CLUSTER_LOADS). */
   readonly loads: ReadonlySet<string>;
   readonly nodeCpu: NodeCpuSetting;
+  /** BENCH_NODE_CPU_PERIOD_MS: the period a cap's quota is counted in (undefined: the kernel's default, 100 ms). */
+  readonly periodMs: number | undefined;
   /** "50 rooms × 2 clients, sustained, 3 s, 8 in flight per client". */
   readonly what: string;
 }
@@ -91,7 +93,7 @@ export async function runClusterRows(rig: ClusterRig, options: ClusterOptions): 
       for (const capped of [false, true]) {
         if (capped && !('caps' in capping && cap !== undefined)) continue;
         const groups = 'caps' in capping ? capping.groups : [];
-        for (const g of groups) g.setCpus(capped ? cap : undefined);
+        for (const g of groups) g.setCpus(capped ? cap : undefined, options.periodMs === undefined ? undefined : options.periodMs * 1000);
         for (const [load] of loads) {
           const inLoad = load === 'one' ? groups.slice(0, 1) : groups;
           const before = inLoad.map((g) => g.throttling());
@@ -168,7 +170,8 @@ function print(measured: Measured[], options: ClusterOptions, capping: { caps: C
     console.log(`capped rows (each node on its own CPU budget): unavailable: ${capping.unavailable}`);
     return;
   }
-  console.log(`capped rows: each node's server process (all its threads) in its own CPU cgroup under ${capping.caps.where}, PostgreSQL and the bench not capped; ${rule ?? ''}`);
+  const period = options.periodMs === undefined ? 'the kernel\'s default period' : `a ${options.periodMs} ms period`;
+  console.log(`capped rows: each node's server process (all its threads) in its own CPU cgroup under ${capping.caps.where} (quota per ${period}), PostgreSQL and the bench not capped; ${rule ?? ''}`);
   if (cap === undefined) return;
   const capOnes = of(true, 'one');
   if (capOnes.length > 0) {

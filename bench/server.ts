@@ -79,6 +79,8 @@ const CLUSTER_LOADS = new Set((process.env.BENCH_CLUSTER_LOADS ?? 'one,rooms,cli
  * cap rule of bench/node-cpu-cap.ts from the uncapped 1-node run; `off`: uncapped rows only.
  */
 const NODE_CPU = parseNodeCpu(process.env.BENCH_NODE_CPU);
+/** BENCH_NODE_CPU_PERIOD_MS: the period the capped nodes' quota is counted in (default: the kernel's, 100 ms). */
+const NODE_CPU_PERIOD_MS = process.env.BENCH_NODE_CPU_PERIOD_MS === undefined ? undefined : Number(process.env.BENCH_NODE_CPU_PERIOD_MS);
 /** More server flags for every server this bench starts, e.g. BENCH_SERVER_ARGS="--room-workers 0". */
 const EXTRA_SERVER_ARGS = (process.env.BENCH_SERVER_ARGS ?? '').split(' ').filter((a) => a !== '');
 /** Node flags for every server this bench starts, e.g. BENCH_SERVER_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" (NODE_OPTIONS refuses --cpu-prof). */
@@ -663,7 +665,7 @@ async function runStorageRows(dataDir: string, echoP50: number): Promise<void> {
           measure: (load) => measuredLoad(load === 'one' ? [a] : [a, b, c], postgres.pid(), () => run(load)),
           warmUp: async (load) => void (await run(load, WARM_UP_MS)),
         },
-        { rounds: CLUSTER_ROUNDS, loads: CLUSTER_LOADS, nodeCpu: NODE_CPU, what: `50 rooms × 2 clients, sustained, ${SUSTAIN_MS / 1000} s, ${IN_FLIGHT_PER_CLIENT} in flight per client` },
+        { rounds: CLUSTER_ROUNDS, loads: CLUSTER_LOADS, nodeCpu: NODE_CPU, periodMs: NODE_CPU_PERIOD_MS, what: `50 rooms × 2 clients, sustained, ${SUSTAIN_MS / 1000} s, ${IN_FLIGHT_PER_CLIENT} in flight per client` },
       );
       return;
     }
