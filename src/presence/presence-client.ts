@@ -1,14 +1,43 @@
 import type { ReadonlyJSONValue } from '../../protocol/json';
+import type { Clock, Timers } from '../connection/environment';
+import type { Store } from '../db/store';
+import type { ReadTransaction } from '../db/transaction-types';
 import type { PresenceEntry } from './presence-entry';
 import { PresenceSender, type PresenceSenderDeps } from './presence-sender';
 import type { CheckedPresenceState } from './presence-state';
 import { buildPresence, type Presence, type PresenceSelf } from './presence-view';
+import type { PresenceHost } from './reflect-presence';
+
+/** What a client's presence takes from the start-up code to run against its client (reflect-presence.ts hands it over). */
+export interface PresenceKit {
+  /** deepEqualJSON. */
+  readonly equalJSON: PresenceSenderDeps['equalJSON'];
+  /** PRESENCE_SEND_INTERVAL_MS. */
+  readonly sendIntervalMs: number;
+  /** PRESENCE_KEY_PREFIX: where the presence entries are stored. */
+  readonly keyPrefix: string;
+  /** readPresenceEntry: the entry stored at a key, or undefined when it is not one. */
+  readonly readEntry: (key: string, value: ReadonlyJSONValue | undefined) => PresenceEntry | undefined;
+  /** PRESENCE_MUTATION_NAME. */
+  readonly mutationName: string;
+}
+
+/** The stored presence entries (values that are not entries are left out). */
+async function readPresenceEntries(tx: ReadTransaction, kit: PresenceKit): Promise<PresenceEntry[]> {
+  const entries: PresenceEntry[] = [];
+  for await (const [key, value] of tx.scan({ prefix: kit.keyPrefix }).entries()) {
+    const entry = kit.readEntry(key, value);
+    if (entry !== undefined) entries.push(entry);
+  }
+  return entries;
+}
 
 /**
  * What a client's presence needs. It is a lazy chunk with the sender and the
  * view (reflect-presence.ts loads it at the first setPresence or
  * subscribeToPresence), so what it uses of the start-up code (JSON equality,
- * the send interval) comes in here rather than by import: a chunk importing
+ * the send interval, how entries are stored: PresenceKit) comes in here rather
+ * than by import: a chunk importing
  * start-up modules would split the start-up code in two (persist/store-kit.ts
  * says more).
  */
@@ -37,6 +66,35 @@ export class PresenceClient {
   #view: Presence | undefined;
   #stops: (() => void)[] | undefined;
   #closed = false;
+
+  /**
+   * The presence of `host`: its view read from the host's store, its state
+   * sent with the built-in mutation on `store`, errors to `onError`.
+   */
+  static forHost<C extends PresenceClient>(
+    this: new (deps: PresenceClientDeps) => C,
+    host: PresenceHost,
+    environment: { readonly clock: Clock; readonly timers: Timers },
+    store: Promise<Pick<Store, 'mutate'>>,
+    onError: (message: string, error: unknown) => void,
+    kit: PresenceKit,
+  ): C {
+    return new this({
+      self: { clientID: host.clientID, userID: host.userID },
+      clock: environment.clock,
+      timers: environment.timers,
+      equalJSON: kit.equalJSON,
+      sendIntervalMs: kit.sendIntervalMs,
+      watchEntries: (onData) =>
+        host.subscribe((tx) => readPresenceEntries(tx, kit), { onData, onError: (error) => onError('Could not read who is present', error) }),
+      watchConnected: (onChange) => {
+        onChange(host.connectionStatus.state === 'connected');
+        return host.onConnectionStatusChange((status) => onChange(status.state === 'connected'));
+      },
+      mutate: async (state: ReadonlyJSONValue) => (await store).mutate(kit.mutationName, { state }),
+      onError,
+    });
+  }
 
   constructor(deps: PresenceClientDeps) {
     this.#deps = deps;

@@ -1,4 +1,3 @@
-import type { ReadonlyJSONValue } from '../../protocol/json';
 import { PRESENCE_KEY_PREFIX, PRESENCE_MUTATION_NAME } from '../../protocol/presence';
 import type { Clock, TimerHandle, Timers } from '../connection/environment';
 import { deepEqualJSON } from '../db/json-value';
@@ -6,7 +5,7 @@ import type { Store } from '../db/store';
 import { lazyChunk } from '../lazy-chunk';
 import type { ReadTransaction } from '../db/transaction-types';
 import type { PresenceClient } from './presence-client';
-import { readPresenceEntry, type PresenceEntry } from './presence-entry';
+import { readPresenceEntry } from './presence-entry';
 import { checkPresenceState, type CheckedPresenceState } from './presence-state';
 import type { Presence } from './presence-view';
 
@@ -28,16 +27,6 @@ export interface ReflectPresence {
   set(state: unknown): void;
   subscribe(callback: (presence: Presence) => void): () => void;
   close(): void;
-}
-
-/** The stored presence entries (values that are not entries are left out). */
-export async function readPresenceEntries(tx: ReadTransaction): Promise<PresenceEntry[]> {
-  const entries: PresenceEntry[] = [];
-  for await (const [key, value] of tx.scan({ prefix: PRESENCE_KEY_PREFIX }).entries()) {
-    const entry = readPresenceEntry(key, value);
-    if (entry !== undefined) entries.push(entry);
-  }
-  return entries;
 }
 
 /** After a failed load of the presence code, the next try waits this long, doubled per failure in a row, at most PRESENCE_LOAD_RETRY_MAX_MS. */
@@ -87,19 +76,12 @@ export function presenceOf(
       ({ PresenceClient }) => {
         loading = false;
         if (closed) return;
-        const c = (client = new PresenceClient({
-          self: { clientID: host.clientID, userID: host.userID },
-          clock: environment.clock,
-          timers: environment.timers,
+        const c = (client = PresenceClient.forHost(host, environment, store, onError, {
           equalJSON: deepEqualJSON,
           sendIntervalMs: PRESENCE_SEND_INTERVAL_MS,
-          watchEntries: (onData) => host.subscribe(readPresenceEntries, { onData, onError: (error) => onError('Could not read who is present', error) }),
-          watchConnected: (onChange) => {
-            onChange(host.connectionStatus.state === 'connected');
-            return host.onConnectionStatusChange((status) => onChange(status.state === 'connected'));
-          },
-          mutate: async (state: ReadonlyJSONValue) => (await store).mutate(PRESENCE_MUTATION_NAME, { state }),
-          onError,
+          keyPrefix: PRESENCE_KEY_PREFIX,
+          readEntry: readPresenceEntry,
+          mutationName: PRESENCE_MUTATION_NAME,
         }));
         const state = waitingState;
         waitingState = undefined;
