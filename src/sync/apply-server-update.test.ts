@@ -224,6 +224,74 @@ describe('applyServerUpdate', () => {
   });
 });
 
+describe('the change a server update makes', () => {
+  for (const pending of [false, true]) {
+    it(`is the patch's net effect, to watchers (primary and index) and subscriptions (${pending ? 'a mutation pending, rebased' : 'nothing pending'})`, async () => {
+      const { store } = await makeTestStore({ indexes: { byOwner: { jsonPointer: '/owner' } } });
+      await store.applyServerUpdate({
+        baseCookie: null,
+        cookie: 1,
+        lastMutationIDChanges: {},
+        patch: [
+          { op: 'put', key: 'a', value: { owner: 'x' } },
+          { op: 'put', key: 'b', value: { owner: 'y' } },
+        ],
+      });
+      if (pending) await store.mutate('put', { key: 'm', value: { owner: 'm' } });
+      const diffs: unknown[] = [];
+      const indexDiffs: unknown[] = [];
+      const seen: unknown[] = [];
+      store.experimentalWatch((d) => diffs.push(d));
+      store.experimentalWatch((d) => indexDiffs.push(d), { indexName: 'byOwner' });
+      store.subscribe((tx) => tx.scan({ prefix: 'a' }).entries().toArray(), { onData: (d) => seen.push(d) });
+      await new Promise((r) => setImmediate(r));
+      await store.applyServerUpdate({
+        baseCookie: 1,
+        cookie: 2,
+        lastMutationIDChanges: {},
+        patch: [
+          { op: 'put', key: 'a', value: { owner: 'x' } },
+          { op: 'put', key: 'c', value: 1 },
+          { op: 'del', key: 'c' },
+          { op: 'del', key: 'q' },
+          { op: 'put', key: 'b', value: { owner: 'z' } },
+          { op: 'put', key: 'd', value: 1 },
+          { op: 'put', key: 'd', value: 2 },
+        ],
+      });
+      expect(diffs).toEqual([
+        [
+          { op: 'change', key: 'b', oldValue: { owner: 'y' }, newValue: { owner: 'z' } },
+          { op: 'add', key: 'd', newValue: 2 },
+        ],
+      ]);
+      expect(indexDiffs).toEqual([
+        [
+          { op: 'del', key: ['y', 'b'], oldValue: { owner: 'y' } },
+          { op: 'add', key: ['z', 'b'], newValue: { owner: 'z' } },
+        ],
+      ]);
+      // Only its first run: 'a' is put again with an equal value, which changes nothing.
+      expect(seen).toEqual([[['a', { owner: 'x' }]]]);
+      await store.applyServerUpdate({
+        baseCookie: 2,
+        cookie: 3,
+        lastMutationIDChanges: {},
+        patch: [
+          { op: 'put', key: 'a', value: { owner: 'x' } },
+          { op: 'put', key: 'c', value: 1 },
+          { op: 'del', key: 'c' },
+        ],
+      });
+      expect(diffs).toHaveLength(1);
+      expect(indexDiffs).toHaveLength(1);
+      expect(seen).toHaveLength(1);
+      expect(await store.query((tx) => tx.scan().keys().toArray())).toEqual(pending ? ['a', 'b', 'd', 'm'] : ['a', 'b', 'd']);
+      expect(store.pendingMutations()).toHaveLength(pending ? 1 : 0);
+    });
+  }
+});
+
 describe('createStore', () => {
   it('requires a name without a kv store', async () => {
     await expect(createStore({ clientID: 'c', logger: { error() {}, warn() {} } })).rejects.toThrow(

@@ -1,5 +1,6 @@
 import type { Hash } from '../dag/types';
-import { newCommitChunk, SYNC_HEAD, type SnapshotCommitData } from '../db/commit';
+import type { ChangeMap } from '../db/change-set';
+import { newCommitChunk, SYNC_HEAD, type Commit, type SnapshotCommitData } from '../db/commit';
 import type { Database } from '../db/database';
 import { deepEqualJSON, deepFreezeJSON } from '../db/json-value';
 import { flushWriters, openWriters } from '../db/mutation-runner';
@@ -12,6 +13,12 @@ export interface SyncStart {
   readonly syncHash: Hash;
   /** Keys the patch touched, or 'all' after a clear. */
   readonly patchKeys: ReadonlySet<string> | 'all';
+  /** The new snapshot commit (the chunk serves as the commit), which the sync head points at. */
+  readonly snapshot: Commit<SnapshotCommitData>;
+  /** The snapshot the patch was applied to. */
+  readonly baseHash: Hash;
+  /** What the patch changed in the primary map (undefined after a clear). */
+  readonly changes: ChangeMap | undefined;
 }
 
 /**
@@ -62,6 +69,7 @@ export async function beginSync(db: Database, update: ServerUpdate): Promise<Syn
     await dag.putChunk(chunk);
     await dag.setHead(SYNC_HEAD, chunk.hash);
     await dag.commit();
-    return { syncHash: chunk.hash, patchKeys };
+    const snapshot = chunk as unknown as Commit<SnapshotCommitData>;
+    return { syncHash: chunk.hash, snapshot, patchKeys, baseHash: base.hash, changes: patchKeys === 'all' ? undefined : tx.changes };
   });
 }

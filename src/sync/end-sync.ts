@@ -1,4 +1,5 @@
-import { letGoOfTrees, readCommit, SYNC_HEAD, type Commit, type SnapshotCommitData } from '../db/commit';
+import { letGoOfTrees, SYNC_HEAD } from '../db/commit';
+import { toDiff, type ChangeMap } from '../db/change-set';
 import { diffCommits } from '../db/commit-diff';
 import type { Database } from '../db/database';
 import { rebaseLocals } from '../db/rebase';
@@ -18,22 +19,31 @@ export async function endSync(db: Database, start: SyncStart): Promise<StoreChan
     const dag = await db.dag.write();
     try {
       if ((await dag.getHead(SYNC_HEAD)) !== start.syncHash) throw new WrongSyncHeadError();
-      const snapshot = (await readCommit(dag, start.syncHash)) as Commit<SnapshotCommitData>;
+      const { snapshot } = start;
       const oldHead = db.headCommit;
       // The head's local commits as the database keeps them (under its lock, nothing changes them meanwhile): a
       // long backlog's chain is not read again from the dag (one commit object each, and a touch of each in its cache).
       const locals = db.headLocals();
-      const rebased = await rebaseLocals(dag, snapshot, locals, (n) => db.mutatorFor(n), ctx);
+      const rebased =
+        locals.mutations.length === 0
+          ? { head: snapshot, locals: [], written: new Map<string, ChangeMap>() }
+          : await rebaseLocals(dag, snapshot, locals, (n) => db.mutatorFor(n), ctx);
 
-      let candidates: Set<string> | 'all' = start.patchKeys === 'all' ? 'all' : new Set(start.patchKeys);
-      for (const hash of locals.hashes) {
-        if (candidates === 'all') break;
-        const keys = db.keysWrittenBy(hash);
-        if (keys === undefined) candidates = 'all';
-        else for (const k of keys) candidates.add(k);
+      let diff;
+      if (oldHead.hash === start.baseHash && start.changes !== undefined) {
+        // The head is the snapshot the patch went on (nothing pending, nothing rebased): the head changes as the patch did.
+        diff = toDiff(start.changes, ctx.compare);
+      } else {
+        let candidates: Set<string> | 'all' = start.patchKeys === 'all' ? 'all' : new Set(start.patchKeys);
+        for (const hash of locals.hashes) {
+          if (candidates === 'all') break;
+          const keys = db.keysWrittenBy(hash);
+          if (keys === undefined) candidates = 'all';
+          else for (const k of keys) candidates.add(k);
+        }
+        if (candidates !== 'all') for (const changes of rebased.written.values()) for (const k of changes.keys()) candidates.add(k);
+        diff = await diffCommits(dag, oldHead.data, rebased.head.data, candidates, ctx);
       }
-      if (candidates !== 'all') for (const changes of rebased.written.values()) for (const k of changes.keys()) candidates.add(k);
-      const diff = await diffCommits(dag, oldHead.data, rebased.head.data, candidates, ctx);
 
       await dag.setHead(db.headName, rebased.head.hash);
       await dag.removeHead(SYNC_HEAD);
