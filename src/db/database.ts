@@ -244,7 +244,8 @@ export class Database {
    * at every halving after a long backlog drained).
    */
   resetWrittenKeys(written: ReadonlyMap<Hash, ChangeMap>): void {
-    this.writtenKeys.clear();
+    // (Clearing an empty map still makes it a new table.)
+    if (this.writtenKeys.size > 0) this.writtenKeys.clear();
     for (const [hash, changes] of written) this.rememberWrittenKeys(hash, changes);
   }
 
@@ -480,12 +481,11 @@ export class Database {
     this.checkOpen();
     const dag = await this.dag.read();
     const { readTree, compare } = this.ctx;
-    const primary = readTree(dag, this.head.data.valueHash);
-    const roots = this.headIndexRoots;
+    // One set of trees for every body: an index tree is opened once per read.
+    const maps = new MapReaders(readTree(dag, this.head.data.valueHash), this.headIndexRoots, (root) => readTree(dag, root));
     try {
       // (An inline function, not a named one: tsx names each named closure it creates, on every read.)
       await fn(async <R>(body: (tx: ReadTransaction) => Promise<R> | R, record: ReadRecord | undefined): Promise<R> => {
-        const maps = new MapReaders(primary, roots, (root) => readTree(dag, root));
         const tx = new ReadTransactionImpl(this.clientID, 'initial', maps, compare, record, true);
         try {
           return await body(tx);

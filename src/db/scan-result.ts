@@ -129,35 +129,41 @@ export function entriesAtHand(tree: BTreeReader, scan: NormalizedScan, record: S
   return out;
 }
 
-type Iter<T> = AsyncIterable<T> & { toArray(): Promise<T[]> };
+/** One view of a scan (values, keys or entries): a class, so that making one makes no closures. */
+class View<T> implements AsyncIterable<T> {
+  constructor(
+    private readonly open: OpenScan,
+    private readonly map: (e: Entry) => T,
+  ) {}
 
-function view<T>(open: OpenScan, map: (e: Entry) => T): Iter<T> {
-  return {
-    [Symbol.asyncIterator]() {
-      const it = open(false) as AsyncIterator<Entry>;
-      return {
-        async next() {
-          const r = await it.next();
-          return r.done ? r : { done: false, value: map(r.value) };
-        },
-        async return() {
-          await it.return?.();
-          return { done: true, value: undefined };
-        },
-      };
-    },
-    async toArray() {
-      const it = open(true);
-      if (Array.isArray(it)) return it.map(map);
-      const out: T[] = [];
-      for (;;) {
-        const r = await (it as AsyncIterator<Entry>).next();
-        if (r.done) return out;
-        out.push(map(r.value));
-      }
-    },
-  };
+  [Symbol.asyncIterator](): AsyncIterator<T> {
+    const it = this.open(false) as AsyncIterator<Entry>;
+    const map = this.map;
+    return {
+      async next() {
+        const r = await it.next();
+        return r.done ? r : { done: false, value: map(r.value) };
+      },
+      async return() {
+        await it.return?.();
+        return { done: true, value: undefined };
+      },
+    };
+  }
+
+  async toArray(): Promise<T[]> {
+    const it = this.open(true);
+    if (Array.isArray(it)) return it.map(this.map);
+    const out: T[] = [];
+    for (;;) {
+      const r = await (it as AsyncIterator<Entry>).next();
+      if (r.done) return out;
+      out.push(this.map(r.value));
+    }
+  }
 }
+
+const valueOf = (e: Entry) => e[1];
 
 export class ScanResultImpl<K> implements ScanResult<K> {
   constructor(
@@ -169,18 +175,18 @@ export class ScanResultImpl<K> implements ScanResult<K> {
     return this.values()[Symbol.asyncIterator]();
   }
 
-  values(): Iter<ReadonlyJSONValue> {
-    return view(this.open, (e) => e[1]);
+  values(): View<ReadonlyJSONValue> {
+    return new View(this.open, valueOf);
   }
 
-  keys(): Iter<K> {
+  keys(): View<K> {
     const toKey = this.toKey;
-    return view(this.open, (e) => toKey(e[0]));
+    return new View(this.open, (e) => toKey(e[0]));
   }
 
-  entries(): Iter<readonly [K, ReadonlyJSONValue]> {
+  entries(): View<readonly [K, ReadonlyJSONValue]> {
     const toKey = this.toKey;
-    return view(this.open, (e) => [toKey(e[0]), e[1]] as const);
+    return new View(this.open, (e) => [toKey(e[0]), e[1]] as const);
   }
 
   toArray(): Promise<ReadonlyJSONValue[]> {

@@ -56,6 +56,54 @@ describe('subscriptions', () => {
     expect(data).toEqual([[], [['p/1', 1]], []]);
   });
 
+  it('a subscription whose scans change from run to run is re-run by what it scans now, not by what it scanned before', async () => {
+    const { store } = await makeTestStore();
+    let runs = 0;
+    const data: unknown[] = [];
+    store.subscribe(
+      async (tx) => {
+        runs++;
+        const which = ((await tx.get('which')) as string | undefined) ?? 'a';
+        const scans = [await tx.scan({ prefix: `${which}/` }).keys().toArray()];
+        // A second scan on some runs only: the list of ranges grows and shrinks.
+        if (which === 'c') scans.push(await tx.scan({ prefix: 'x/', limit: 1 }).keys().toArray());
+        return scans;
+      },
+      { onData: (d) => data.push(d) },
+    );
+    await settle();
+    await store.mutate('put', { key: 'which', value: 'b' });
+    await settle();
+    expect(runs).toBe(2);
+    await store.mutate('put', { key: 'a/1', value: 1 });
+    await settle();
+    expect(runs).toBe(2);
+    await store.mutate('put', { key: 'b/1', value: 1 });
+    await settle();
+    expect(runs).toBe(3);
+    await store.mutate('put', { key: 'x/2', value: 1 });
+    await settle();
+    expect(runs).toBe(3);
+    await store.mutate('put', { key: 'which', value: 'c' });
+    await settle();
+    expect(runs).toBe(4);
+    // Before the last key the limited scan returned: re-runs; after it: does not.
+    await store.mutate('put', { key: 'x/1', value: 1 });
+    await settle();
+    expect(runs).toBe(5);
+    await store.mutate('put', { key: 'x/3', value: 1 });
+    await settle();
+    expect(runs).toBe(5);
+    await store.mutate('put', { key: 'which', value: 'b' });
+    await settle();
+    expect(runs).toBe(6);
+    await store.mutate('put', { key: 'x/0', value: 1 });
+    await store.mutate('put', { key: 'c/1', value: 1 });
+    await settle();
+    expect(runs).toBe(6);
+    expect(data).toEqual([[[]], [['b/1']], [[], ['x/2']], [[], ['x/1']], [['b/1']]]);
+  });
+
   it('a limited scan ignores writes after the last key it returned', async () => {
     const { store } = await makeTestStore();
     for (const k of ['a', 'b', 'c', 'd']) await store.mutate('put', { key: k, value: k });

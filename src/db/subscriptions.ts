@@ -40,9 +40,13 @@ interface Subscription {
   last: unknown;
   /** Keys read with get/has. */
   keys: ReadonlySet<string>;
-  /** Scanned ranges, by map (undefined: primary). */
-  ranges: readonly KeyRange<Subscription>[][] | undefined;
-  rangeMaps: readonly (string | undefined)[];
+  /** Scanned ranges, in the order scanned; undefined before the first run ends. */
+  ranges: readonly ScanRange[] | undefined;
+}
+
+/** A range a subscription scanned, in the map it scanned (undefined: the primary map). */
+interface ScanRange extends KeyRange<Subscription> {
+  readonly map: string | undefined;
 }
 
 function defaultIsEqual(a: unknown, b: unknown): boolean {
@@ -85,7 +89,6 @@ export class Subscriptions {
       last: undefined,
       keys: new Set(),
       ranges: undefined,
-      rangeMaps: [],
     };
     this.subs.add(sub);
     void this.run(sub);
@@ -112,7 +115,7 @@ export class Subscriptions {
     for (const s of this.running) hit.add(s);
     const indexes = this.getRangeIndexes();
     const primary = indexes.get(undefined);
-    const add = (s: Subscription) => hit.add(s);
+    const add = hit.add.bind(hit);
     for (const d of change.diff) {
       const subs = this.byKey.get(d.key);
       if (subs) for (const s of subs) hit.add(s);
@@ -129,12 +132,11 @@ export class Subscriptions {
     if (this.rangeIndexes) return this.rangeIndexes;
     const byMap = new Map<string | undefined, KeyRange<Subscription>[]>();
     for (const s of this.subs) {
-      if (!s.ranges) continue;
-      s.rangeMaps.forEach((name, i) => {
-        let list = byMap.get(name);
-        if (!list) byMap.set(name, (list = []));
-        list.push(...s.ranges![i]!);
-      });
+      for (const r of s.ranges ?? []) {
+        let list = byMap.get(r.map);
+        if (!list) byMap.set(r.map, (list = []));
+        list.push(r);
+      }
     }
     const out = new Map<string | undefined, RangeIndex<Subscription>>();
     for (const [name, list] of byMap) out.set(name, new RangeIndex(list, this.compare));
@@ -188,21 +190,27 @@ export class Subscriptions {
     }
     sub.keys = record.keys;
 
-    const byMap = new Map<string | undefined, KeyRange<Subscription>[]>();
+    // Most runs scan what the last one did: compared first, the ranges are only made anew when they changed.
+    const prev = sub.ranges;
+    let n = 0;
     for (const scan of record.scans) {
       const upper = scanUpperKey(scan);
       if (upper === null) continue;
-      let list = byMap.get(scan.indexName);
-      if (!list) byMap.set(scan.indexName, (list = []));
-      list.push({ lo: scan.fromKey, prefix: scan.prefix, upper, item: sub });
+      const r = prev?.[n];
+      if (r === undefined || r.map !== scan.indexName || r.lo !== scan.fromKey || r.prefix !== scan.prefix || r.upper !== upper) {
+        n = -1;
+        break;
+      }
+      n++;
     }
-    const rangeMaps = [...byMap.keys()];
-    const ranges = rangeMaps.map((m) => byMap.get(m)!);
-    if (!sub.ranges || !sameRanges(sub.rangeMaps, sub.ranges, rangeMaps, ranges)) {
-      sub.rangeMaps = rangeMaps;
-      sub.ranges = ranges;
-      this.rangeIndexes = undefined;
+    if (n === prev?.length) return;
+    const ranges: ScanRange[] = [];
+    for (const scan of record.scans) {
+      const upper = scanUpperKey(scan);
+      if (upper !== null) ranges.push({ map: scan.indexName, lo: scan.fromKey, prefix: scan.prefix, upper, item: sub });
     }
+    sub.ranges = ranges;
+    this.rangeIndexes = undefined;
   }
 
   private remove(sub: Subscription, done: boolean): void {
@@ -214,28 +222,7 @@ export class Subscriptions {
       set?.delete(sub);
       if (set?.size === 0) this.byKey.delete(k);
     }
-    if (sub.ranges && sub.ranges.some((r) => r.length > 0)) this.rangeIndexes = undefined;
+    if (sub.ranges !== undefined && sub.ranges.length > 0) this.rangeIndexes = undefined;
     if (done && sub.options.onDone) this.call(() => sub.options.onDone!());
   }
-}
-
-function sameRanges<T>(
-  aMaps: readonly (string | undefined)[],
-  a: readonly KeyRange<T>[][],
-  bMaps: readonly (string | undefined)[],
-  b: readonly KeyRange<T>[][],
-): boolean {
-  if (aMaps.length !== bMaps.length) return false;
-  for (let i = 0; i < aMaps.length; i++) {
-    if (aMaps[i] !== bMaps[i]) return false;
-    const x = a[i]!;
-    const y = b[i]!;
-    if (x.length !== y.length) return false;
-    for (let j = 0; j < x.length; j++) {
-      const r = x[j]!;
-      const s = y[j]!;
-      if (r.lo !== s.lo || r.prefix !== s.prefix || r.upper !== s.upper) return false;
-    }
-  }
-  return true;
 }
