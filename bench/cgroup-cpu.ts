@@ -194,7 +194,7 @@ export function openCpuCaps(): { caps: CpuCaps } | { unavailable: string } {
   }
   const parent = join(base, `roomsync-bench-${process.pid}`);
   try {
-    if (v === 2 && !read(join(base, 'cgroup.subtree_control')).split(' ').includes('cpu')) writeFileSync(join(base, 'cgroup.subtree_control'), '+cpu');
+    if (v === 2 && !read(join(base, 'cgroup.subtree_control')).split(/\s+/).includes('cpu')) writeFileSync(join(base, 'cgroup.subtree_control'), '+cpu');
     mkdirSync(parent);
     if (v === 2) writeFileSync(join(parent, 'cgroup.subtree_control'), '+cpu');
   } catch (error) {
