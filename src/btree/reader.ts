@@ -5,7 +5,7 @@ import { compareUTF8 } from './compare';
 import { diffTrees, mergeDiff, type DiffSide } from './diff';
 import { lowerBound, NODE_HINT, nodeFromChunk, type Child, type InternalEntry, type Node } from './node';
 import { ScanIterator } from './scan-iterator';
-import type { BTreeReader, DiffOp, Entry } from './types';
+import { NOT_AT_HAND, type BTreeReader, type DiffOp, type Entry } from './types';
 
 /** Leaves hold values, not hashes: the dag need not read their refs. */
 const LEAF: ChunkHint = { noRefs: true };
@@ -146,19 +146,40 @@ export class BTreeRead implements BTreeReader, DiffSide {
     return mergeDiff([await collect(this)], [await collect(other)]);
   }
 
+  /** The value of `key` in the tree as it stands, when every node on its path is at hand. */
+  protected getFromTreeNow(key: string): ReadonlyJSONValue | undefined | typeof NOT_AT_HAND {
+    let node = this.loadNow(this.#root);
+    while (node !== undefined && node.level > 0) {
+      const child = childFor(node, key);
+      if (child === undefined) return undefined;
+      node = this.loadNow(child);
+    }
+    return node === undefined ? NOT_AT_HAND : valueIn(node, key);
+  }
+
   protected async getFromTree(key: string): Promise<ReadonlyJSONValue | undefined> {
     let node = this.loadNow(this.#root) ?? (await this.load(this.#root));
     while (node.level > 0) {
-      const entries = node.entries as readonly InternalEntry[];
-      const i = lowerBound(entries, key, compareUTF8);
-      if (i === entries.length) return undefined;
-      const child = entries[i]![1];
+      const child = childFor(node, key);
+      if (child === undefined) return undefined;
       node = this.loadNow(child) ?? (await this.load(child, node.level === 1));
     }
-    const entries = node.entries as readonly Entry[];
-    const i = lowerBound(entries, key, compareUTF8);
-    return i < entries.length && entries[i]![0] === key ? entries[i]![1] : undefined;
+    return valueIn(node, key);
   }
+}
+
+/** The child of an internal node under which `key` would be (undefined: past its last key). */
+function childFor(node: Node, key: string): Child | undefined {
+  const entries = node.entries as readonly InternalEntry[];
+  const i = lowerBound(entries, key, compareUTF8);
+  return i === entries.length ? undefined : entries[i]![1];
+}
+
+/** The value of `key` in a leaf. */
+function valueIn(leaf: Node, key: string): ReadonlyJSONValue | undefined {
+  const entries = leaf.entries as readonly Entry[];
+  const i = lowerBound(entries, key, compareUTF8);
+  return i < entries.length && entries[i]![0] === key ? entries[i]![1] : undefined;
 }
 
 async function collect(tree: BTreeReader): Promise<Entry[]> {

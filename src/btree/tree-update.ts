@@ -71,7 +71,10 @@ function updateLeaf(node: Node, ops: readonly Op[], lo: number, hi: number): Nod
   let i = 0;
   let j = lo;
   while (j < hi) {
-    const [key, value] = ops[j++]!;
+    // (Indexed, not destructured: while a page's code is cold, each destructuring makes an iterator.)
+    const op = ops[j++]!;
+    const key = op[0];
+    const value = op[1];
     const at = seek(entries, key, i);
     out = appendRange(out, entries, i, at);
     i = at;
@@ -82,7 +85,8 @@ function updateLeaf(node: Node, ops: readonly Op[], lo: number, hi: number): Nod
     }
     if (value !== DELETED) {
       total += leafEntrySize(key, value);
-      out.push([key, value]);
+      // A put's op is a [key, value] pair already, never changed: it serves as the entry.
+      out.push(op as Entry);
       changed = true;
     }
   }
@@ -140,9 +144,11 @@ async function updateInternal(load: LoadNode, node: Node, ops: readonly Op[], lo
     work.push({ index: c, lo: j, hi: k });
     j = k;
   }
-  const replaced = await Promise.all(
-    work.map(async (w) => updateNode(load, await load(entries[w.index]![1]), ops, w.lo, w.hi)),
-  );
+  // One child changed (most writes): no closure and no promise per child.
+  const replaced =
+    work.length === 1
+      ? [await updateNode(load, await load(entries[work[0]!.index]![1]), ops, work[0]!.lo, work[0]!.hi)]
+      : await Promise.all(work.map(async (w) => updateNode(load, await load(entries[w.index]![1]), ops, w.lo, w.hi)));
 
   let changed = false;
   let total = nodeSize(node);

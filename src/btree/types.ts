@@ -22,7 +22,18 @@ export interface BTreeReader {
   diff(other: BTreeReader): Promise<DiffOp[]>;
 }
 
+/** What getNow answers when the value cannot be told without waiting (a node to load, a batch being applied). */
+export const NOT_AT_HAND: unique symbol = Symbol();
+
 export interface BTreeWriter extends BTreeReader {
+  /**
+   * The value of `key` when it can be told without waiting (buffered, or in
+   * nodes at hand), else NOT_AT_HAND (ask get). Spares a write transaction a
+   * promise per put on the common path.
+   */
+  getNow(key: string): ReadonlyJSONValue | undefined | typeof NOT_AT_HAND;
+  /** put, at once: buffered, the tree is changed at the next walk or flush. */
+  putNow(key: string, value: ReadonlyJSONValue): void;
   put(key: string, value: ReadonlyJSONValue): Promise<void>;
   del(key: string): Promise<boolean>;
   clear(): Promise<void>;
