@@ -345,39 +345,41 @@ export class LazyDagStore implements DagStore {
     oldHeads: ReadonlyMap<string, Hash | undefined>,
     keptRefs: ReadonlyMap<Hash, readonly Hash[]> = new Map(),
   ): Promise<void> {
+    // (forEach and indexed loops, no for-of: while a page's code is cold, each step of an iterator and
+    // each destructured pair is an object, and this runs at every commit.)
     const deltas = new Map<Hash, number>();
-    for (const [name, hash] of heads) {
+    heads.forEach((hash, name) => {
       addDelta(deltas, oldHeads.get(name), -1);
       addDelta(deltas, hash, +1);
-    }
+    });
     const mem = this.#mem;
     const counts = memoryRefCounts(deltas, newChunks, mem);
-    for (const [hash, count] of counts) {
+    counts.forEach((count, hash) => {
       if (count < 0) throw new CorruptedStorageError(hash, 'a memory ref count dropped below 0');
-    }
-    for (const [hash, count] of counts) {
+    });
+    counts.forEach((count, hash) => {
       const entry = mem.get(hash);
       if (entry !== undefined) {
         if (count === 0) mem.delete(hash);
         else entry.count = count;
-        continue;
+        return;
       }
       const chunk = count === 0 ? undefined : newChunks.get(hash);
       if (chunk !== undefined && !this.#cache.has(hash)) mem.set(hash, { chunk, count });
-    }
-    for (const [name, hash] of heads) {
+    });
+    heads.forEach((hash, name) => {
       this.#heads.set(name, hash);
       this.#dirtyHeads.add(name);
-    }
-    for (const [hash, refs] of keptRefs) {
+    });
+    keptRefs.forEach((refs, hash) => {
       const entry = mem.get(hash);
       // A chunk a head points at keeps all its refs (another view may read its trees).
-      if (entry === undefined || this.#isHeadTarget(hash)) continue;
+      if (entry === undefined || this.#isHeadTarget(hash)) return;
       const dropped = withoutOnce(entry.chunk.refs, refs);
-      if (dropped === undefined) continue;
+      if (dropped === undefined) return;
       entry.chunk = { hash, data: entry.chunk.data, refs };
       this.#release(dropped);
-    }
+    });
     if (heads.size > 0) this.#onCommit?.([...heads.keys()]);
   }
 }
@@ -388,24 +390,31 @@ export class LazyDagStore implements DagStore {
  * objects (it runs at every commit). Tracked are the new chunks and the
  * memory-only ones; the others are held by the persistent store.
  */
-function memoryRefCounts(deltas: ReadonlyMap<Hash, number>, newChunks: ReadonlyMap<Hash, Chunk>, mem: ReadonlyMap<Hash, MemoryChunk>): Map<Hash, number> {
-  // (Plain loops, no closures: this runs at every commit.)
+function memoryRefCounts(
+  deltas: ReadonlyMap<Hash, number>,
+  newChunks: ReadonlyMap<Hash, Chunk>,
+  mem: ReadonlyMap<Hash, MemoryChunk>,
+): Map<Hash, number> {
+  // (Plain loops and forEach: no iterator or pair object per step; this runs at every commit.)
   const change = new Map<Hash, number>();
   // Increments first: a new chunk that gains a reference takes hold of its children.
   const born = new Set<Hash>();
   const growing: Hash[] = [];
-  for (const [hash, delta] of deltas) {
-    if (delta === 0 || !(newChunks.has(hash) || mem.has(hash))) continue;
+  deltas.forEach((delta, hash) => {
+    if (delta === 0 || !(newChunks.has(hash) || mem.has(hash))) return;
     change.set(hash, (change.get(hash) ?? 0) + delta);
     if (delta > 0 && !born.has(hash) && newChunks.has(hash) && !mem.has(hash)) {
       born.add(hash);
       growing.push(hash);
     }
-  }
+  });
   while (growing.length > 0) {
-    for (const ref of newChunks.get(growing.pop()!)!.refs) {
-      const isNew = newChunks.has(ref) && !mem.has(ref);
-      if (!isNew && !mem.has(ref)) continue;
+    const refs = newChunks.get(growing.pop()!)!.refs;
+    for (let i = 0; i < refs.length; i++) {
+      const ref = refs[i]!;
+      const inMem = mem.has(ref);
+      const isNew = !inMem && newChunks.has(ref);
+      if (!isNew && !inMem) continue;
       change.set(ref, (change.get(ref) ?? 0) + 1);
       if (isNew && !born.has(ref)) {
         born.add(ref);
@@ -416,7 +425,9 @@ function memoryRefCounts(deltas: ReadonlyMap<Hash, number>, newChunks: ReadonlyM
   // Then decrements: a chunk left with none lets go of its children.
   let dead: Set<Hash> | undefined;
   const shrinking: Hash[] = [];
-  for (const [hash, delta] of change) if (delta < 0) shrinking.push(hash);
+  change.forEach((delta, hash) => {
+    if (delta < 0) shrinking.push(hash);
+  });
   while (shrinking.length > 0) {
     const hash = shrinking.pop()!;
     if (dead?.has(hash)) continue;
@@ -424,14 +435,20 @@ function memoryRefCounts(deltas: ReadonlyMap<Hash, number>, newChunks: ReadonlyM
     if ((before === 0 && !born.has(hash)) || before + change.get(hash)! !== 0) continue;
     (dead ??= new Set()).add(hash);
     // A persist finishing meanwhile may have moved the chunk out of memory: then it holds nothing here.
-    for (const ref of (newChunks.get(hash) ?? mem.get(hash)?.chunk)?.refs ?? []) {
+    const refs = (newChunks.get(hash) ?? mem.get(hash)?.chunk)?.refs;
+    if (refs === undefined) continue;
+    for (let i = 0; i < refs.length; i++) {
+      const ref = refs[i]!;
       if (!(newChunks.has(ref) || mem.has(ref))) continue;
       change.set(ref, (change.get(ref) ?? 0) - 1);
       shrinking.push(ref);
     }
   }
   const counts = new Map<Hash, number>();
-  for (const [hash, delta] of change) if (delta !== 0 || dead?.has(hash)) counts.set(hash, (mem.get(hash)?.count ?? 0) + delta);
+  const died = dead;
+  change.forEach((delta, hash) => {
+    if (delta !== 0 || died?.has(hash)) counts.set(hash, (mem.get(hash)?.count ?? 0) + delta);
+  });
   return counts;
 }
 
