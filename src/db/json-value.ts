@@ -84,25 +84,5 @@ export function deepFreezeJSON<V extends ReadonlyJSONValue>(value: V): V {
   return value;
 }
 
-export function deepEqualJSON(a: ReadonlyJSONValue | undefined, b: ReadonlyJSONValue | undefined): boolean {
-  if (a === b) return true;
-  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
-  const aArr = Array.isArray(a);
-  if (aArr !== Array.isArray(b)) return false;
-  if (aArr) {
-    const bb = b as readonly ReadonlyJSONValue[];
-    const aa = a as readonly ReadonlyJSONValue[];
-    if (aa.length !== bb.length) return false;
-    for (let i = 0; i < aa.length; i++) if (!deepEqualJSON(aa[i], bb[i])) return false;
-    return true;
-  }
-  const ao = a as Record<string, ReadonlyJSONValue>;
-  const bo = b as Record<string, ReadonlyJSONValue>;
-  let n = 0;
-  for (const k in ao) {
-    if (!Object.prototype.hasOwnProperty.call(bo, k) || !deepEqualJSON(ao[k], bo[k])) return false;
-    n++;
-  }
-  for (const _ in bo) n--;
-  return n === 0;
-}
+/** Deep equality of JSON values (object key order does not matter); one function with the B+tree's diff. */
+export { jsonEqual as deepEqualJSON } from '../btree/json-equal';
