@@ -11,7 +11,7 @@ import type { TransactionReason, WriteTransaction } from './transaction-types';
 export class WriteTransactionImpl extends ReadTransactionImpl<BTreeWriter> implements WriteTransaction {
   /** Every primary key written, with its value before the transaction and now. */
   readonly changes: ChangeMap = new Map();
-  /** Writes that had to wait (write) and have not ended. */
+  /** Writes that took write's way and have not ended. */
   private waiting = 0;
 
   constructor(
@@ -42,10 +42,11 @@ export class WriteTransactionImpl extends ReadTransactionImpl<BTreeWriter> imple
 
   /**
    * A put, at once, when it needs no wait: the old value is at hand, no index
-   * covers the key and no write that had to wait is still going on (so the
-   * writes to a key land in call order). False when it did nothing. A
-   * mutator may put thousands of entries: this spares each the promises of
-   * write, the tree's get and put (most of a put's cost while code is cold).
+   * covers the key and no write that had to wait is still going on (while one
+   * is, later writes take write's way too, as they all did before). False
+   * when it did nothing. A mutator may put thousands of entries: this spares
+   * each the promises of write, the tree's get and put (most of a put's cost
+   * while code is cold).
    */
   private putNow(key: string, value: ReadonlyJSONValue): boolean {
     if (this.waiting > 0) return false;
