@@ -87,6 +87,7 @@ export async function runClusterRows(rig: ClusterRig, options: ClusterOptions): 
   let rule = typeof options.nodeCpu === 'number' ? `per-node cap set by BENCH_NODE_CPU=${options.nodeCpu}` : undefined;
   if ('caps' in capping && cap === undefined && !options.loads.has('one')) rule = 'the cap rule needs the 1-node load (BENCH_CLUSTER_LOADS with one) or BENCH_NODE_CPU=<CPUs per node>';
   const measured: Measured[] = [];
+  let threadCheck = '';
   try {
     for (const [key] of loads) await rig.warmUp(key);
     for (let round = 1; round <= options.rounds; round++) {
@@ -108,14 +109,19 @@ export async function runClusterRows(rig: ClusterRig, options: ClusterOptions): 
       }
     }
     if ('caps' in capping) {
-      // Every thread of every node ran in its group (those started after it joined too).
-      const stray = capping.groups.flatMap((g, i) => g.threads(rig.nodePids[i]!).outside.map((tid) => `node ${i + 1} thread ${tid}`));
-      if (stray.length > 0) console.log(`WARNING: threads outside their node's CPU cgroup: ${stray.join(', ')}`);
+      // Every thread of every node is in its group (those started after it joined too).
+      const threads = capping.groups.map((g, i) => g.threads(rig.nodePids[i]!));
+      const stray = threads.flatMap((t, i) => t.outside.map((tid) => `node ${i + 1} thread ${tid}`));
+      threadCheck =
+        stray.length > 0
+          ? `WARNING: threads outside their node's CPU cgroup: ${stray.join(', ')}`
+          : `after the rounds every thread of each node (${threads.map((t) => t.all).join(', ')}) was in its node's group`;
     }
   } finally {
     if ('caps' in capping) capping.caps.close();
   }
   print(measured, options, capping, cap, rule);
+  if (threadCheck !== '') console.log(threadCheck);
 }
 
 function print(measured: Measured[], options: ClusterOptions, capping: { caps: CpuCaps; groups: CpuGroup[] } | { unavailable: string }, cap: number | undefined, rule: string | undefined): void {
