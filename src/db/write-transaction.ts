@@ -8,6 +8,9 @@ import { ReadTransactionImpl } from './read-transaction';
 import type { KeyCompare } from './scan-options';
 import type { TransactionReason, WriteTransaction } from './transaction-types';
 
+const PUT: Promise<void> = Promise.resolve();
+const nothing = (): void => {};
+
 export class WriteTransactionImpl extends ReadTransactionImpl<BTreeWriter> implements WriteTransaction {
   /** Every primary key written, with its value before the transaction and now. */
   readonly changes: ChangeMap = new Map();
@@ -28,10 +31,15 @@ export class WriteTransactionImpl extends ReadTransactionImpl<BTreeWriter> imple
     super(clientID, reason, maps, compare);
   }
 
-  async put(key: string, value: ReadonlyJSONValue): Promise<void> {
-    this.checkOpen();
-    const frozen = cloneFrozenJSON(key, value);
-    if (!this.putNow(key, frozen)) await this.write(key, frozen);
+  /** Not an async function: a put written at once answers a promise resolved already, made once. */
+  put(key: string, value: ReadonlyJSONValue): Promise<void> {
+    try {
+      this.checkOpen();
+      const frozen = cloneFrozenJSON(key, value);
+      return this.putNow(key, frozen) ? PUT : this.write(key, frozen).then(nothing);
+    } catch (e) {
+      return Promise.reject(e);
+    }
   }
 
   async del(key: string): Promise<boolean> {
@@ -50,7 +58,7 @@ export class WriteTransactionImpl extends ReadTransactionImpl<BTreeWriter> imple
    */
   private putNow(key: string, value: ReadonlyJSONValue): boolean {
     if (this.waiting > 0) return false;
-    for (const ix of this.indexes) if (key.startsWith(ix.definition.prefix)) return false;
+    for (let i = 0; i < this.indexes.length; i++) if (key.startsWith(this.indexes[i]!.definition.prefix)) return false;
     const old = this.maps.primary.getNow(key);
     if (old === NOT_AT_HAND) return false;
     this.maps.primary.putNow(key, value);
