@@ -2,7 +2,8 @@ import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { describe, expect, it } from 'vitest';
-import { cgroupPath, openCpuCaps } from './cgroup-cpu';
+import { openCpuCaps } from './cgroup-cpu';
+import { cgroupPath } from './cgroup-files';
 
 /** Prints "ready", then on a line from stdin starts a worker thread and prints "worker". */
 const CHILD = `

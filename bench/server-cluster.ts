@@ -7,7 +7,8 @@
  *    own CPU cgroup with a quota, one small machine per node; PostgreSQL and the bench are not capped.
  * Every figure comes with each process's CPU, so a row says which resource bound it.
  */
-import { openCpuCaps, type CpuCaps, type CpuGroup, type Throttling } from './cgroup-cpu';
+import { openCpuCaps, type CpuCaps, type CpuGroup } from './cgroup-cpu';
+import type { Throttling } from './cgroup-files';
 import { CORES, cpuBound, cpuPerMutation, perMutation, type LoadFigures } from './load-figures';
 import { fixed, median, printTable } from './measure';
 import { AT_LIMIT, atCap, coresSaturated, nodeCapRule } from './node-cpu-cap';

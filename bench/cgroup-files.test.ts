@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { cgroupDir, cgroupPath, cpuHierarchies, parseThrottling, quotaPeriod, quotaWrites } from './cgroup-cpu';
+import { cgroupDir, cgroupPath, cpuHierarchies, parseThrottling, quotaPeriod, quotaWrites } from './cgroup-files';
 
 const MOUNTINFO = [
   '31 23 0:28 / /sys/fs/cgroup rw,relatime - tmpfs tmpfs rw,mode=755',
