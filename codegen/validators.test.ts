@@ -66,7 +66,7 @@ function validSamples(name: string): fc.Arbitrary<unknown> {
 }
 
 /** Values that fail, or pass, most keywords somewhere. */
-const REPLACEMENTS: unknown[] = ['', 'x', '😀', 'wss://a', '0', '-1', 'ping', 'put', 'del', 'clear', 'info', 'RoomClosed', -1, 0, 1, 1.5, 65536, 2 ** 53, null, true, [], [1], {}, { op: 'put', key: 'k' }, { op: 'del' }, { op: 'clear' }, { op: 7 }];
+const REPLACEMENTS: unknown[] = [undefined, Number.NaN, Infinity, () => 1, '', 'x', '😀', 'wss://a', '0', '-1', 'ping', 'put', 'del', 'clear', 'info', 'RoomClosed', -1, 0, 1, 1.5, 65536, 2 ** 53, null, true, [], [1], {}, { op: 'put', key: 'k' }, { op: 'del' }, { op: 'clear' }, { op: 7 }];
 
 type Path = readonly (string | number)[];
 

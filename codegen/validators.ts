@@ -205,7 +205,8 @@ function withConstantCounts(body: string): string {
     out = out
       .replace(/^let errors = 0;$/m, 'const errors = 0;')
       .replace(/^const _errs\d+ = errors;\n/gm, '')
-      .replace(/\b_errs\d+\b/g, 'errors');
+      .replace(/(?<![\w$."'/])_errs\d+(?![\w$"'])/g, 'errors');
+    if (/_errs\d/.test(out)) throw new Error('Generated validators name _errsN where codegen cannot tell a mark from a property.');
   }
   if (!/(?<!let )\bvErrors = /.test(body)) out = out.replace(/^let vErrors = null;$/m, 'const vErrors = null;');
   return out;
