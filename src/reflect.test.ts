@@ -65,6 +65,25 @@ describe('ReflectOptions validation', () => {
     );
   });
 
+  it('what the local stores say as they start opening, before the logger is made, reaches the log sinks with the client context', async () => {
+    const lines: unknown[][] = [];
+    const r = new Reflect({
+      userID: 'u',
+      roomID: 'r',
+      socketOrigin: null,
+      // IndexedDB asked for where there is none (Node): the stores say so as they are chosen, at once.
+      kvStore: 'idb',
+      logLevel: 'warn',
+      logSinks: [{ log: (level, context, ...args) => lines.push([level, context, ...args]) }],
+    });
+    opened.push(r as Reflect<typeof mutators>);
+    await r.clientGroupID;
+    expect(globalThis.indexedDB).toBeUndefined();
+    expect(lines).toEqual([
+      ['warn', { roomID: 'r', clientID: r.clientID }, "kvStore 'idb' was asked for, but IndexedDB is not available here; local data is kept in memory only"],
+    ]);
+  });
+
   it('derives the local store name from the user and the room', async () => {
     const { r } = setup();
     expect(r.idbName.startsWith(storeName('user-1', 'room-1'))).toBe(true);

@@ -164,6 +164,15 @@ export class Reflect<MD extends MutatorDefs = MutatorDefs> {
     this.roomID = options.roomID;
     this.schemaVersion = options.schemaVersion ?? '';
     this.idbName = dataStoreName(options.userID, options.roomID, this.schemaVersion);
+    // The local stores start opening first: IndexedDB opens them while the rest of the client is made (a
+    // page's first run of that code takes a good part of a millisecond). What is logged before the logger
+    // exists is written once it does.
+    const early: [level: 'error' | 'warn' | 'info' | 'debug', message: string, details: unknown[]][] = [];
+    const log = alwaysLogger((level, message, details) => {
+      if (this.#logger === undefined) early.push([level, message, details]);
+      else this.#logger[level]?.(message, ...details);
+    });
+    const opening = openLocalStores(chooseProvider(options.kvStore, options.idbFactory, log), this.idbName, logStoreName(this.idbName), log);
     const { BroadcastChannel, ...connectionParts } = options.environment ?? {};
     const environment: ReflectEnvironment = {
       ...defaultEnvironment(connectionParts),
@@ -174,6 +183,7 @@ export class Reflect<MD extends MutatorDefs = MutatorDefs> {
       roomID: options.roomID,
       clientID: this.clientID,
     });
+    for (const [level, message, details] of early) this.#logger[level]?.(message, ...details);
     this.mutate = this.#makeMutators();
     let readableFailed: (error: unknown) => void;
     this.#readable = new Promise<Store>((resolve, reject) => {
@@ -181,7 +191,7 @@ export class Reflect<MD extends MutatorDefs = MutatorDefs> {
       readableFailed = reject;
     });
     this.#readable.catch(() => {});
-    this.#ready = this.#open(environment);
+    this.#ready = this.#open(environment, log, opening);
     this.#ready.then((store) => this.#onReadable?.(store), readableFailed!);
     this.#ready.catch((error: unknown) => this.#logger.error?.('Could not open the local store', error));
     this.clientGroupID = this.#ready.then(() => this.#clientGroupID!);
@@ -313,14 +323,10 @@ export class Reflect<MD extends MutatorDefs = MutatorDefs> {
     await this.#registry?.close();
   }
 
-  async #open(environment: ReflectEnvironment): Promise<Store> {
+  async #open(environment: ReflectEnvironment, log: ReturnType<typeof alwaysLogger>, opening: ReturnType<typeof openLocalStores>): Promise<Store> {
     const options = this.#options;
     const logger = this.#logger;
-    // One set of writers that are never undefined (a disabled level writes nothing) for the parts that take them.
-    const log = alwaysLogger(logger);
-    const provider = chooseProvider(options.kvStore, options.idbFactory, log);
-    const logName = logStoreName(this.idbName);
-    const opened = await openLocalStores(provider, this.idbName, logName, log);
+    const opened = await opening;
     const localMutations = new LocalMutationSignal();
     const local = await openClientStore({
       dataKv: opened.dataKv,
@@ -575,12 +581,14 @@ export class Reflect<MD extends MutatorDefs = MutatorDefs> {
   }
 }
 
-/** The logger's writers as functions that are always there (those of a disabled level write nothing). */
-function alwaysLogger(logger: Logger): StoreLogger & { info(message: string, ...details: unknown[]): void } {
+/** Writers that are always there (those of a disabled level write nothing), all through `write`. */
+function alwaysLogger(
+  write: (level: 'error' | 'warn' | 'info' | 'debug', message: string, details: unknown[]) => void,
+): StoreLogger & { info(message: string, ...details: unknown[]): void } {
   return {
-    error: (message, ...details) => logger.error?.(message, ...details),
-    warn: (message, ...details) => logger.warn?.(message, ...details),
-    info: (message, ...details) => logger.info?.(message, ...details),
-    debug: (message, ...details) => logger.debug?.(message, ...details),
+    error: (message, ...details) => write('error', message, details),
+    warn: (message, ...details) => write('warn', message, details),
+    info: (message, ...details) => write('info', message, details),
+    debug: (message, ...details) => write('debug', message, details),
   };
 }
