@@ -23,7 +23,8 @@ const READY = /database system is ready to accept connections/;
 const START_ATTEMPTS = 3;
 const FAST_STOP_MS = 10_000;
 const READY_TIMEOUT_MS = 30_000;
-const running = new Set<PostgresServer>();
+/** Each server this process started and has not stopped, with its data directory. */
+const running = new Map<PostgresServer, string>();
 
 export interface PostgresServerOptions {
   /**
@@ -221,22 +222,39 @@ export async function startPostgres(options: PostgresServerOptions = {}): Promis
       rmSync(dir, { recursive: true, force: true });
     },
   };
-  running.add(server);
+  running.set(server, dir);
   return server;
 }
 
 /** Stops every server this process started and has not stopped; for afterAll. */
 export async function stopPostgresServers(): Promise<void> {
-  await Promise.all([...running].map((s) => s.stop()));
+  await Promise.all([...running.keys()].map((s) => s.stop()));
 }
 
-// A test process that ends without its afterAll (a crash) must not leave PostgreSQL behind.
+/** How long an exiting process waits for its PostgreSQL to go before it removes the data directory anyway. */
+const EXIT_WAIT_MS = 2000;
+
+/** True while the process runs; a child that has exited but that this process (now exiting) will not reap is a zombie and counts as gone. */
+function stillRuns(pid: number): boolean {
+  if (!isRunning(pid)) return false;
+  try {
+    return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+  } catch {
+    return false;
+  }
+}
+
+// A process that ends without its afterAll (a crash, a bench stopped with Ctrl+C) must leave neither PostgreSQL nor its data directory behind.
 process.once('exit', () => {
-  for (const s of running) {
+  const pause = new Int32Array(new SharedArrayBuffer(4));
+  for (const [s, dir] of running) {
+    const pid = s.pid();
     try {
-      process.kill(s.pid(), 'SIGQUIT');
+      process.kill(pid, 'SIGQUIT');
     } catch {
       // already gone
     }
+    for (let waited = 0; waited < EXIT_WAIT_MS && stillRuns(pid); waited += 10) Atomics.wait(pause, 0, 0, 10);
+    rmSync(dir, { recursive: true, force: true, maxRetries: 3 });
   }
 });
