@@ -56,7 +56,7 @@ export class WriteTransactionImpl extends ReadTransactionImpl<BTreeWriter> imple
    * each the promises of write, the tree's get and put (most of a put's cost
    * while code is cold).
    */
-  private putNow(key: string, value: ReadonlyJSONValue): boolean {
+  putNow(key: string, value: ReadonlyJSONValue): boolean {
     if (this.waiting > 0) return false;
     for (let i = 0; i < this.indexes.length; i++) if (key.startsWith(this.indexes[i]!.definition.prefix)) return false;
     const old = this.maps.primary.getNow(key);

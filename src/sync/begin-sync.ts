@@ -40,10 +40,13 @@ export async function beginSync(db: Database, update: ServerUpdate): Promise<Syn
     let patchKeys: Set<string> | 'all' = new Set();
     for (const op of update.patch) {
       switch (op.op) {
-        case 'put':
-          await tx.write(op.key, deepFreezeJSON(op.value));
+        case 'put': {
+          const value = deepFreezeJSON(op.value);
+          // At once where it can be (no promise per put of a poke), else with the wait.
+          if (!tx.putNow(op.key, value)) await tx.write(op.key, value);
           if (patchKeys !== 'all') patchKeys.add(op.key);
           break;
+        }
         case 'del':
           await tx.write(op.key, undefined);
           if (patchKeys !== 'all') patchKeys.add(op.key);
