@@ -15,7 +15,8 @@ export type ChangeMap = Map<string, KeyChange>;
 
 /** The exact changes of one commit to the primary map, in key order. */
 export function toDiff(changes: ChangeMap, compare: KeyCompare): DiffOp[] {
-  const keys = [...changes.keys()].sort(compare);
+  // (One key, the common mutation, needs no array to sort.)
+  const keys = changes.size === 1 ? changes.keys() : [...changes.keys()].sort(compare);
   const out: DiffOp[] = [];
   for (const key of keys) {
     const { oldValue, newValue } = changes.get(key)!;

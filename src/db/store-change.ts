@@ -10,11 +10,12 @@ export function makeStoreChange(
   indexes: ReadonlyMap<string, CompiledIndex>,
   compare: KeyCompare,
 ): StoreChange {
-  const memo = new Map<string, readonly DiffOp[]>();
+  // Made at the first index diff asked for: most changes are never asked one (no index watcher or subscription).
+  let memo: Map<string, readonly DiffOp[]> | undefined;
   return {
     diff,
     indexDiff(name) {
-      let d = memo.get(name);
+      let d = (memo ??= new Map()).get(name);
       if (d === undefined) {
         const ix = indexes.get(name);
         d = ix === undefined || diff.length === 0 ? [] : indexDiff(ix, diff, compare);

@@ -101,7 +101,8 @@ export class Subscriptions {
     const hit = this.affected(change);
     if (hit.size === 0) return Promise.resolve();
     return this.sharedRead(async (run) => {
-      await Promise.all([...hit].map((s) => this.run(s, run)));
+      if (hit.size === 1) for (const s of hit) await this.run(s, run);
+      else await Promise.all([...hit].map((s) => this.run(s, run)));
     });
   }
 
