@@ -23,8 +23,8 @@ const READY = /database system is ready to accept connections/;
 const START_ATTEMPTS = 3;
 const FAST_STOP_MS = 10_000;
 const READY_TIMEOUT_MS = 30_000;
-/** Each server this process started and has not stopped, with its data directory. */
-const running = new Map<PostgresServer, string>();
+/** Each server this process started and has not stopped, with how to stop it and remove its data at once when the process exits. */
+const running = new Map<PostgresServer, () => void>();
 
 export interface PostgresServerOptions {
   /**
@@ -217,12 +217,21 @@ export async function startPostgres(options: PostgresServerOptions = {}): Promis
       await launch();
     },
     async stop() {
-      running.delete(server);
       await halt();
       rmSync(dir, { recursive: true, force: true });
+      running.delete(server);
     },
   };
-  running.set(server, dir);
+  running.set(server, () => {
+    const proc = child;
+    if (proc !== undefined && proc.exitCode === null && proc.signalCode === null) {
+      proc.kill('SIGQUIT');
+      const pause = new Int32Array(new SharedArrayBuffer(4));
+      for (let waited = 0; waited < EXIT_WAIT_MS && stillRuns(proc.pid!); waited += 10) Atomics.wait(pause, 0, 0, 10);
+      if (stillRuns(proc.pid!)) return;
+    }
+    rmSync(dir, { recursive: true, force: true, maxRetries: 3 });
+  });
   return server;
 }
 
@@ -231,7 +240,7 @@ export async function stopPostgresServers(): Promise<void> {
   await Promise.all([...running.keys()].map((s) => s.stop()));
 }
 
-/** How long an exiting process waits for its PostgreSQL to go before it removes the data directory anyway. */
+/** How long an exiting process waits for its PostgreSQL to go; one still running then keeps its data directory. */
 const EXIT_WAIT_MS = 2000;
 
 /** True while the process runs; a child that has exited but that this process (now exiting) will not reap is a zombie and counts as gone. */
@@ -245,16 +254,13 @@ function stillRuns(pid: number): boolean {
 }
 
 // A process that ends without its afterAll (a crash, a bench stopped with Ctrl+C) must leave neither PostgreSQL nor its data directory behind.
+// A server still running after the wait keeps its directory; a failure here must not keep other exit handlers from running.
 process.once('exit', () => {
-  const pause = new Int32Array(new SharedArrayBuffer(4));
-  for (const [s, dir] of running) {
-    const pid = s.pid();
+  for (const exitNow of running.values()) {
     try {
-      process.kill(pid, 'SIGQUIT');
+      exitNow();
     } catch {
-      // already gone
+      // best effort: the process is exiting
     }
-    for (let waited = 0; waited < EXIT_WAIT_MS && stillRuns(pid); waited += 10) Atomics.wait(pause, 0, 0, 10);
-    rmSync(dir, { recursive: true, force: true, maxRetries: 3 });
   }
 });
