@@ -353,11 +353,15 @@ export class LazyDagStore implements DagStore {
       addDelta(deltas, hash, +1);
     });
     const mem = this.#mem;
-    const counts = memoryRefCounts(deltas, newChunks, mem);
-    counts.forEach((count, hash) => {
-      if (count < 0) throw new CorruptedStorageError(hash, 'a memory ref count dropped below 0');
+    const { change, dead } = memoryRefCounts(deltas, newChunks, mem);
+    // A chunk's new count: its count and its change, for those whose change is not 0 and those that died.
+    const countOf = (delta: number, hash: Hash): number | undefined => (delta !== 0 || dead?.has(hash) === true ? (mem.get(hash)?.count ?? 0) + delta : undefined);
+    change.forEach((delta, hash) => {
+      if (countOf(delta, hash)! < 0) throw new CorruptedStorageError(hash, 'a memory ref count dropped below 0');
     });
-    counts.forEach((count, hash) => {
+    change.forEach((delta, hash) => {
+      const count = countOf(delta, hash);
+      if (count === undefined) return;
       const entry = mem.get(hash);
       if (entry !== undefined) {
         if (count === 0) mem.delete(hash);
@@ -388,13 +392,15 @@ export class LazyDagStore implements DagStore {
  * computeRefCounts (ref-count.ts) for the memory layer, where every count
  * and ref is at hand: one synchronous pass, no per-chunk bookkeeping
  * objects (it runs at every commit). Tracked are the new chunks and the
- * memory-only ones; the others are held by the persistent store.
+ * memory-only ones; the others are held by the persistent store. Answers
+ * the change of each count touched and the chunks left with none (no map of
+ * new counts per commit).
  */
 function memoryRefCounts(
   deltas: ReadonlyMap<Hash, number>,
   newChunks: ReadonlyMap<Hash, Chunk>,
   mem: ReadonlyMap<Hash, MemoryChunk>,
-): Map<Hash, number> {
+): { change: Map<Hash, number>; dead: Set<Hash> | undefined } {
   // (Plain loops and forEach: no iterator or pair object per step; this runs at every commit.)
   const change = new Map<Hash, number>();
   // Increments first: a new chunk that gains a reference takes hold of its children.
@@ -444,12 +450,7 @@ function memoryRefCounts(
       shrinking.push(ref);
     }
   }
-  const counts = new Map<Hash, number>();
-  const died = dead;
-  change.forEach((delta, hash) => {
-    if (delta !== 0 || died?.has(hash)) counts.set(hash, (mem.get(hash)?.count ?? 0) + delta);
-  });
-  return counts;
+  return { change, dead };
 }
 
 /** The refs of `all` that are not in `kept` (each kept occurrence matches one), or undefined when `kept` is not part of `all`. */
