@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { cgroupDir, cgroupPath, cpuHierarchies, parseThrottling, quotaPeriod, quotaWrites } from './cgroup-files';
+import { cgroupDir, cgroupPath, cpuHierarchies, parseThrottling, parseUsageSeconds, processTree, quotaPeriod, quotaWrites } from './cgroup-files';
 
 const MOUNTINFO = [
   '31 23 0:28 / /sys/fs/cgroup rw,relatime - tmpfs tmpfs rw,mode=755',
@@ -70,5 +70,26 @@ describe('quotas', () => {
   it('reads the throttling counters of either cpu.stat', () => {
     expect(parseThrottling('nr_periods 60\nnr_throttled 59\nthrottled_time 9949466045\n')).toEqual({ periods: 60, throttled: 59 });
     expect(parseThrottling('usage_usec 5\nnr_periods 3\nnr_throttled 1\nthrottled_usec 9\n')).toEqual({ periods: 3, throttled: 1 });
+  });
+});
+
+describe('parseUsageSeconds', () => {
+  it('reads usage_usec of a v2 cpu.stat, and nothing from a v1 one', () => {
+    expect(parseUsageSeconds('usage_usec 2500000\nuser_usec 2000000\nsystem_usec 500000\nnr_periods 3\n')).toBe(2.5);
+    expect(parseUsageSeconds('nr_periods 3\nnr_throttled 1\nthrottled_time 5\n')).toBeUndefined();
+  });
+});
+
+describe('processTree', () => {
+  // 10 (threads 10, 11) → 20 (from thread 11) → 30; 10 → 21 (ended: no task directory).
+  const tasks: Record<string, string[]> = { '/proc/10/task': ['10', '11'], '/proc/20/task': ['20'], '/proc/30/task': ['30'] };
+  const files: Record<string, string> = { '/proc/10/task/10/children': '21 ', '/proc/10/task/11/children': '20 ', '/proc/20/task/20/children': '30 ', '/proc/30/task/30/children': '' };
+  const list = (dir: string) => tasks[dir] ?? (() => { throw new Error('ENOENT'); })();
+  const read = (path: string) => files[path] ?? (() => { throw new Error('ENOENT'); })();
+  it('lists a process and its descendants from every thread\'s children, parents first, leaving out those that ended', () => {
+    expect(processTree(10, read, list)).toEqual([10, 20, 30]);
+  });
+  it('is empty for a process that ended', () => {
+    expect(processTree(99, read, list)).toEqual([]);
   });
 });

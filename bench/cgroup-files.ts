@@ -75,3 +75,38 @@ export function parseThrottling(cpuStat: string): Throttling {
   const value = (name: string) => Number(new RegExp(`^${name} (\\d+)$`, 'm').exec(cpuStat)?.[1] ?? 0);
   return { periods: value('nr_periods'), throttled: value('nr_throttled') };
 }
+
+/** The CPU seconds a group has used, from its cpu.stat (`usage_usec`, cgroup v2), or undefined when the file has no such counter (v1). */
+export function parseUsageSeconds(cpuStat: string): number | undefined {
+  const m = /^usage_usec (\d+)$/m.exec(cpuStat);
+  return m === null ? undefined : Number(m[1]) / 1e6;
+}
+
+/**
+ * A process and its descendants (the node's esbuild service, started by `--import tsx`, among them), parents first,
+ * from the `children` files of each of its threads (/proc/<pid>/task/<tid>/children); `read` answers a file's text or
+ * throws when it is gone. A process that ended meanwhile is left out.
+ */
+export function processTree(pid: number, read: (path: string) => string, list: (dir: string) => string[]): number[] {
+  const tree: number[] = [];
+  const visit = (p: number) => {
+    let tids: string[];
+    try {
+      tids = list(`/proc/${p}/task`);
+    } catch {
+      return; // ended
+    }
+    tree.push(p);
+    for (const tid of tids) {
+      let text = '';
+      try {
+        text = read(`/proc/${p}/task/${tid}/children`);
+      } catch {
+        // the thread ended
+      }
+      for (const child of text.split(/\s+/).filter(Boolean)) visit(Number(child));
+    }
+  };
+  visit(pid);
+  return tree;
+}

@@ -31,3 +31,6 @@ export const cpuPerMutation = (f: LoadFigures) => `${fixed(perMutation(f), 0)} Â
 /** "190% of 200%": the CPU the run used against what the machine has; near the whole, the cores bound the figure. */
 export const cpuBound = (f: LoadFigures) =>
   `${fixed(f.totalCpu, 0)}% of ${CORES * 100}% (machine ${fixed(f.machineCpu, 0)}%)${f.machineCpu >= CORES * 100 * 0.9 ? ', cores-bound' : ''}`;
+
+/** Called synchronously at the exact start and stop of a load's sustained period (after the clients connected, before they close). */
+export type WindowEdge = (at: 'start' | 'stop') => void;

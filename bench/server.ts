@@ -23,9 +23,10 @@ import pg from 'pg';
 import { WebSocket } from 'ws';
 import { buildConnectURL } from '../src/protocol';
 import { startPostgres, type PostgresServer } from '../server/test-support/postgres-server';
-import { CORES, cpuBound, cpuPerMutation, type LoadFigures } from './load-figures';
+import { CORES, cpuBound, cpuPerMutation, type LoadFigures, type WindowEdge } from './load-figures';
+import { processTree } from './cgroup-files';
 import { fixed, percentile, printTable } from './measure';
-import { parseNodeCpu, runClusterRows, type ClusterLoad } from './server-cluster';
+import { parseNodeCpu, parseNodeCpuPeriodMs, runClusterRows, type ClusterLoad } from './server-cluster';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
 const ADMIN_KEY = 'bench-admin-key';
@@ -80,7 +81,7 @@ const CLUSTER_LOADS = new Set((process.env.BENCH_CLUSTER_LOADS ?? 'one,rooms,cli
  */
 const NODE_CPU = parseNodeCpu(process.env.BENCH_NODE_CPU);
 /** BENCH_NODE_CPU_PERIOD_MS: the period the capped nodes' quota is counted in (default: the kernel's, 100 ms). */
-const NODE_CPU_PERIOD_MS = process.env.BENCH_NODE_CPU_PERIOD_MS === undefined ? undefined : Number(process.env.BENCH_NODE_CPU_PERIOD_MS);
+const NODE_CPU_PERIOD_MS = parseNodeCpuPeriodMs(process.env.BENCH_NODE_CPU_PERIOD_MS);
 /** More server flags for every server this bench starts, e.g. BENCH_SERVER_ARGS="--room-workers 0". */
 const EXTRA_SERVER_ARGS = (process.env.BENCH_SERVER_ARGS ?? '').split(' ').filter((a) => a !== '');
 /** Node flags for every server this bench starts, e.g. BENCH_SERVER_NODE_ARGS="--cpu-prof --cpu-prof-dir=/tmp/prof" (NODE_OPTIONS refuses --cpu-prof). */
@@ -94,11 +95,14 @@ interface Child {
 
 /** Every child this bench started and has not seen exit: killed when the bench ends any other way (an error, Ctrl+C). */
 const children = new Set<ChildProcess>();
-process.once('exit', () => {
+const killChildren = () => {
   for (const child of children) child.kill('SIGKILL');
-});
-// Ctrl+C or a kill ends the bench through process.exit, so the exit handlers run: children killed, PostgreSQL stopped (its harness), CPU cgroups removed.
-for (const [signal, code] of [['SIGINT', 130], ['SIGTERM', 143]] as const) process.once(signal, () => process.exit(code));
+};
+/** Ctrl+C or a kill ends the bench through process.exit, so the exit handlers run: children killed, PostgreSQL stopped (its harness), CPU cgroups removed. */
+const exitOnSignal: [NodeJS.Signals, () => never][] = [
+  ['SIGINT', () => process.exit(130)],
+  ['SIGTERM', () => process.exit(143)],
+];
 
 function spawnUntil(cmd: string, args: string[], pattern: RegExp): Promise<{ proc: ChildProcess; match: RegExpExecArray }> {
   const proc = spawn(cmd, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
@@ -423,17 +427,29 @@ async function bigFanOut(origin: string, serverPid: number): Promise<{ times: nu
   return { times, serverCpu, benchCpu: (bench.user + bench.system) / 1e6, wall };
 }
 
+/** The sustained period of a measured load: `edge` at its exact start and stop, then `done` once the mutations in flight at the stop are acknowledged. */
+interface LoadWindow {
+  readonly edge: WindowEdge;
+  /** Mutations acknowledged within the period, and in all (the period and the drain after it). */
+  done(inPeriod: number, all: number): void;
+}
+
+/** The longest wait for the mutations in flight at a measured period's stop. */
+const DRAIN_MS = 10_000;
+
 /**
  * Acknowledged mutations/s of `rooms` × `perRoom` clients, each keeping a few in flight. Clients go to
  * `origins` in turn; with `roomAffinity` all clients of a room go to the same one (rooms in turn).
+ * With `window`, the measured period's edges are marked and the mutations in flight at its stop awaited.
  */
-async function sustained(origin: string | readonly string[], rooms: number, perRoom: number, roomAffinity = false, ms = SUSTAIN_MS): Promise<number> {
+async function sustained(origin: string | readonly string[], rooms: number, perRoom: number, roomAffinity = false, ms = SUSTAIN_MS, window?: LoadWindow): Promise<number> {
   const origins = typeof origin === 'string' ? [origin] : origin;
   const clients: BenchClient[] = [];
   for (let r = 0; r < rooms; r++) {
     const roomID = id('load');
     for (let i = 0; i < perRoom; i++) clients.push(await BenchClient.connect(origins[(roomAffinity ? r : clients.length) % origins.length]!, roomID));
   }
+  window?.edge('start');
   const start = performance.now();
   const base = clients.map((c) => c.lmid);
   let running = true;
@@ -447,8 +463,15 @@ async function sustained(origin: string | readonly string[], rooms: number, perR
   }
   await new Promise((resolve) => setTimeout(resolve, ms));
   running = false;
+  window?.edge('stop');
   const elapsed = performance.now() - start;
   const done = clients.reduce((n, c, i) => n + c.lmid - base[i]!, 0);
+  if (window !== undefined) {
+    // The mutations in flight at the stop still make batches: wait for them, so batches per mutation are counted over whole batches.
+    const deadline = performance.now() + DRAIN_MS;
+    while (clients.some((c) => c.inFlight > 0) && performance.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 5));
+    window.done(done, clients.reduce((n, c, i) => n + c.lmid - base[i]!, 0));
+  }
   for (const c of clients) c.close();
   return done / (elapsed / 1000);
 }
@@ -571,40 +594,81 @@ async function sampleSessions(url: string): Promise<() => Promise<[string, numbe
 /** Every server the storage rows started: those a load does not use still run (polls, notifications), and count. */
 const servers: Child[] = [];
 
-/** One sustained run with the CPU of every process (the servers the load does not use too) and the batches the nodes stored. */
-async function measuredLoad(nodes: readonly Child[], postmaster: number | undefined, run: () => Promise<number>): Promise<LoadFigures> {
+/** CPU seconds of a process and its child processes (a node's esbuild service among them): [main thread, its other threads, child processes]. */
+function treeCpuSeconds(pid: number): [main: number, threads: number, children: number] {
+  const [, ...descendants] = processTree(pid, (path) => readFileSync(path, 'utf8'), (dir) => readdirSync(dir));
+  let children = 0;
+  for (const d of descendants) {
+    try {
+      children += cpuSeconds(d);
+    } catch {
+      // ended meanwhile (its CPU is in the parent's children's time no more: a child that ends mid-period is not counted)
+    }
+  }
+  const main = mainThreadCpuSeconds(pid);
+  return [main, cpuSeconds(pid) - main, children];
+}
+
+/** The CPU counters of every process a load concerns, read at one moment. */
+interface CpuSnapshot {
+  readonly time: number;
+  readonly nodes: [number, number, number][];
+  readonly idle: number;
+  readonly postgres: number;
+  readonly bench: NodeJS.CpuUsage;
+  readonly machine: { busy: number; total: number };
+}
+
+/**
+ * One sustained run with the CPU of every process (the servers the load does not use too, each with its child processes)
+ * over the sustained period alone: read at its exact start and stop (not while the clients connect or the /stats calls
+ * run); `onEdge` is called right after each reading. Batches and commits: per mutation over the period and the drain of
+ * the mutations in flight at its stop (whole batches), times the period's mutations/s.
+ */
+async function measuredLoad(nodes: readonly Child[], postmaster: number | undefined, run: (window: LoadWindow) => Promise<number>, onEdge?: WindowEdge): Promise<LoadFigures> {
   const idle = servers.filter((s) => !nodes.includes(s));
-  const idle0 = idle.map((n) => cpuSeconds(n.proc.pid!));
-  const cpu0 = nodes.map((n) => cpuSeconds(n.proc.pid!));
-  const main0 = nodes.map((n) => mainThreadCpuSeconds(n.proc.pid!));
-  const pg0 = postmaster === undefined ? 0 : postgresCpuSeconds(postmaster);
-  const bench0 = process.cpuUsage();
-  const machine0 = machineCpuSeconds();
+  const snapshot = (): CpuSnapshot => ({
+    time: performance.now(),
+    nodes: nodes.map((n) => treeCpuSeconds(n.proc.pid!)),
+    idle: idle.reduce((sum, n) => sum + treeCpuSeconds(n.proc.pid!).reduce((a, b) => a + b, 0), 0),
+    postgres: postmaster === undefined ? 0 : postgresCpuSeconds(postmaster),
+    bench: process.cpuUsage(),
+    machine: machineCpuSeconds(),
+  });
+  const at: { start?: CpuSnapshot; stop?: CpuSnapshot } = {};
+  let inPeriod = 0;
+  let all = 0;
   const before = await batchesSoFar(nodes);
-  const wall0 = performance.now();
-  const mutations = await run();
-  const wall = (performance.now() - wall0) / 1000;
+  const mutations = await run({
+    edge: (e) => {
+      at[e] = snapshot();
+      onEdge?.(e);
+    },
+    done: (period, total) => ((inPeriod = period), (all = total)),
+  });
   const after = await batchesSoFar(nodes);
+  const { start, stop } = at as Required<typeof at>;
+  const wall = (stop.time - start.time) / 1000;
   const pct = (seconds: number) => `${fixed((100 * seconds) / wall, 0)}%`;
-  const bench = process.cpuUsage(bench0);
-  const nodeSeconds = nodes.map((n, i) => cpuSeconds(n.proc.pid!) - cpu0[i]!);
-  const pgSeconds = postmaster === undefined ? 0 : postgresCpuSeconds(postmaster) - pg0;
-  const benchSeconds = (bench.user + bench.system) / 1e6;
-  const mainSeconds = nodes.map((n, i) => mainThreadCpuSeconds(n.proc.pid!) - main0[i]!);
-  // Each node as total (main thread + its other threads: room workers, libuv, GC).
-  const perNode = nodeSeconds.map((t, i) => `${pct(t)} (${fixed((100 * mainSeconds[i]!) / wall, 0)}+${fixed((100 * (t - mainSeconds[i]!)) / wall, 0)})`);
+  const nodeParts = stop.nodes.map((n, i) => n.map((v, k) => v - start.nodes[i]![k]!) as [number, number, number]);
+  const nodeSeconds = nodeParts.map(([main, threads, children]) => main + threads + children);
+  const pgSeconds = stop.postgres - start.postgres;
+  const benchSeconds = (stop.bench.user - start.bench.user + stop.bench.system - start.bench.system) / 1e6;
+  const idleSeconds = stop.idle - start.idle;
+  // Each node as total (main thread + its other threads: room workers, libuv, GC + its child processes: tsx's esbuild service).
+  const perNode = nodeParts.map(([main, threads, children], i) => `${pct(nodeSeconds[i]!)} (${fixed((100 * main) / wall, 0)}+${fixed((100 * threads) / wall, 0)}+${fixed((100 * children) / wall, 0)})`);
   const parts = [`node${nodes.length > 1 ? 's' : ''} ${perNode.join(' / ')}`];
   if (postmaster !== undefined) parts.push(`PostgreSQL ${pct(pgSeconds)}`);
   parts.push(`bench ${pct(benchSeconds)}`);
-  const idleSeconds = idle.reduce((sum, n, i) => sum + cpuSeconds(n.proc.pid!) - idle0[i]!, 0);
   if (idle.length > 0) parts.push(`${idle.length} servers not in the load ${pct(idleSeconds)}`);
   const totalCpu = (100 * (nodeSeconds.reduce((a, b) => a + b, 0) + pgSeconds + benchSeconds + idleSeconds)) / wall;
-  const machine = machineCpuSeconds();
-  const machineCpu = (100 * CORES * (machine.busy - machine0.busy)) / (machine.total - machine0.total);
+  const machineCpu = (100 * CORES * (stop.machine.busy - start.machine.busy)) / (stop.machine.total - start.machine.total);
+  // The period's share of the mutations the batches counted hold (the rest were in flight at its stop).
+  const periodShare = inPeriod / Math.max(1, all);
   return {
     mutations,
-    batches: (after.batches - before.batches) / wall,
-    commits: (after.commits - before.commits) / wall,
+    batches: ((after.batches - before.batches) * periodShare) / wall,
+    commits: ((after.commits - before.commits) * periodShare) / wall,
     cpu: parts.join(', '),
     nodeCpu: nodeSeconds.map((t) => (100 * t) / wall),
     postgresCpu: (100 * pgSeconds) / wall,
@@ -630,14 +694,14 @@ async function runStorageRows(dataDir: string, echoP50: number): Promise<void> {
     const [a, b, c] = nodes as [Child, Child, Child];
     if (ONLY_HOT_ROWS) {
       const hot: [string, LoadFigures][] = [
-        [`1 hot room × ${HOT_ROOM_CLIENTS} clients, SQLite, 1 node`, await measuredLoad([sqlite], undefined, () => sustained(sqlite.url, 1, HOT_ROOM_CLIENTS))],
-        [`1 hot room × ${HOT_ROOM_CLIENTS} clients, PostgreSQL, 1 node`, await measuredLoad([a], postgres.pid(), () => sustained(a.url, 1, HOT_ROOM_CLIENTS))],
-        [`1 hot room × ${HOT_ROOM_CLIENTS} clients, PostgreSQL, 3 nodes`, await measuredLoad([a, b, c], postgres.pid(), () => sustained([a.url, b.url, c.url], 1, HOT_ROOM_CLIENTS))],
+        [`1 hot room × ${HOT_ROOM_CLIENTS} clients, SQLite, 1 node`, await measuredLoad([sqlite], undefined, (w) => sustained(sqlite.url, 1, HOT_ROOM_CLIENTS, false, SUSTAIN_MS, w))],
+        [`1 hot room × ${HOT_ROOM_CLIENTS} clients, PostgreSQL, 1 node`, await measuredLoad([a], postgres.pid(), (w) => sustained(a.url, 1, HOT_ROOM_CLIENTS, false, SUSTAIN_MS, w))],
+        [`1 hot room × ${HOT_ROOM_CLIENTS} clients, PostgreSQL, 3 nodes`, await measuredLoad([a, b, c], postgres.pid(), (w) => sustained([a.url, b.url, c.url], 1, HOT_ROOM_CLIENTS, false, SUSTAIN_MS, w))],
       ];
       printTable(`server: sustained hot room, ${SUSTAIN_MS / 1000} s, ${IN_FLIGHT_PER_CLIENT} in flight per client`, ['load', 'mutations/s', 'batches/s', 'commits/s', 'CPU/mutation', 'CPU used', 'CPU (% of one core per process; a node: main thread + other threads)'], hot.map(([name, f]) => [name, fixed(f.mutations, 0), fixed(f.batches, 0), fixed(f.commits, 0), cpuPerMutation(f), cpuBound(f), f.cpu]));
       if (PG_WAITS) {
         const answer = await sampleSessions(databaseURL);
-        const f = await measuredLoad([a, b, c], postgres.pid(), () => sustained([a.url, b.url, c.url], 1, HOT_ROOM_CLIENTS));
+        const f = await measuredLoad([a, b, c], postgres.pid(), (w) => sustained([a.url, b.url, c.url], 1, HOT_ROOM_CLIENTS, false, SUSTAIN_MS, w));
         const kinds = (await answer()).slice(0, 12);
         // Sessions in a kind on average ÷ batches/s = its time per batch (the lock's holder is one session at a time).
         printTable(`PostgreSQL sessions during the 3-node hot room (sampled; ${fixed(f.batches, 0)} batches/s with the sampler on)`, ['state | wait | statement', 'sessions', 'ms per batch'], kinds.map(([kind, n]) => [kind, fixed(n, 3), fixed((1000 * n) / f.batches, 2)]));
@@ -658,11 +722,11 @@ async function runStorageRows(dataDir: string, echoP50: number): Promise<void> {
     }
     if (ONLY_CLUSTER_ROWS) {
       const origins = [a.url, b.url, c.url];
-      const run = (load: ClusterLoad, ms?: number) => sustained(load === 'one' ? a.url : origins, 50, 2, load === 'rooms', ms);
+      const run = (load: ClusterLoad, ms = SUSTAIN_MS, window?: LoadWindow) => sustained(load === 'one' ? a.url : origins, 50, 2, load === 'rooms', ms, window);
       await runClusterRows(
         {
           nodePids: [a, b, c].map((n) => n.proc.pid!),
-          measure: (load) => measuredLoad(load === 'one' ? [a] : [a, b, c], postgres.pid(), () => run(load)),
+          measure: (load, edge) => measuredLoad(load === 'one' ? [a] : [a, b, c], postgres.pid(), (w) => run(load, SUSTAIN_MS, w), edge),
           warmUp: async (load) => void (await run(load, WARM_UP_MS)),
         },
         { rounds: CLUSTER_ROUNDS, loads: CLUSTER_LOADS, nodeCpu: NODE_CPU, periodMs: NODE_CPU_PERIOD_MS, what: `50 rooms × 2 clients, sustained, ${SUSTAIN_MS / 1000} s, ${IN_FLIGHT_PER_CLIENT} in flight per client` },
@@ -680,13 +744,13 @@ async function runStorageRows(dataDir: string, echoP50: number): Promise<void> {
     ]);
     const pgPid = postgres.pid();
     const loads: [string, LoadFigures][] = [
-      [`1 hot room × ${HOT_ROOM_CLIENTS} clients, SQLite, 1 node`, await measuredLoad([sqlite], undefined, () => sustained(sqlite.url, 1, HOT_ROOM_CLIENTS))],
-      [`1 hot room × ${HOT_ROOM_CLIENTS} clients, PostgreSQL, 1 node`, await measuredLoad([a], pgPid, () => sustained(a.url, 1, HOT_ROOM_CLIENTS))],
-      [`1 hot room × ${HOT_ROOM_CLIENTS} clients, PostgreSQL, 3 nodes`, await measuredLoad([a, b, c], pgPid, () => sustained([a.url, b.url, c.url], 1, HOT_ROOM_CLIENTS))],
-      ['50 rooms × 2 clients, SQLite, 1 node', await measuredLoad([sqlite], undefined, () => sustained(sqlite.url, 50, 2))],
-      ['50 rooms × 2 clients, PostgreSQL, 1 node', await measuredLoad([a], pgPid, () => sustained(a.url, 50, 2))],
-      ['50 rooms × 2 clients, PostgreSQL, 3 nodes, rooms spread', await measuredLoad([a, b, c], pgPid, () => sustained([a.url, b.url, c.url], 50, 2, true))],
-      ['50 rooms × 2 clients, PostgreSQL, 3 nodes, clients spread', await measuredLoad([a, b, c], pgPid, () => sustained([a.url, b.url, c.url], 50, 2))],
+      [`1 hot room × ${HOT_ROOM_CLIENTS} clients, SQLite, 1 node`, await measuredLoad([sqlite], undefined, (w) => sustained(sqlite.url, 1, HOT_ROOM_CLIENTS, false, SUSTAIN_MS, w))],
+      [`1 hot room × ${HOT_ROOM_CLIENTS} clients, PostgreSQL, 1 node`, await measuredLoad([a], pgPid, (w) => sustained(a.url, 1, HOT_ROOM_CLIENTS, false, SUSTAIN_MS, w))],
+      [`1 hot room × ${HOT_ROOM_CLIENTS} clients, PostgreSQL, 3 nodes`, await measuredLoad([a, b, c], pgPid, (w) => sustained([a.url, b.url, c.url], 1, HOT_ROOM_CLIENTS, false, SUSTAIN_MS, w))],
+      ['50 rooms × 2 clients, SQLite, 1 node', await measuredLoad([sqlite], undefined, (w) => sustained(sqlite.url, 50, 2, false, SUSTAIN_MS, w))],
+      ['50 rooms × 2 clients, PostgreSQL, 1 node', await measuredLoad([a], pgPid, (w) => sustained(a.url, 50, 2, false, SUSTAIN_MS, w))],
+      ['50 rooms × 2 clients, PostgreSQL, 3 nodes, rooms spread', await measuredLoad([a, b, c], pgPid, (w) => sustained([a.url, b.url, c.url], 50, 2, true, SUSTAIN_MS, w))],
+      ['50 rooms × 2 clients, PostgreSQL, 3 nodes, clients spread', await measuredLoad([a, b, c], pgPid, (w) => sustained([a.url, b.url, c.url], 50, 2, false, SUSTAIN_MS, w))],
     ];
     const oneNode = loads[4]![1].mutations;
     printTable(
@@ -701,16 +765,32 @@ async function runStorageRows(dataDir: string, echoP50: number): Promise<void> {
   }
 }
 
+/** The server bench, with its exit and signal handlers installed only while it runs (later benches of `npm run bench` keep theirs). */
 export async function runServerBench(): Promise<void> {
   const dataDir = mkdtempSync(join(tmpdir(), 'roomsync-bench-'));
-  // Also when Ctrl+C ends the bench (its children are killed first, above).
-  process.once('exit', () => {
+  // Also when Ctrl+C ends the bench (its children are killed first).
+  const removeDataDir = () => {
     try {
       rmSync(dataDir, { recursive: true, force: true });
     } catch {
       // a killed server still writing: the temporary directory stays
     }
-  });
+  };
+  process.on('exit', killChildren);
+  process.on('exit', removeDataDir);
+  for (const [signal, handler] of exitOnSignal) process.on(signal, handler);
+  try {
+    await serverBench(dataDir);
+  } finally {
+    for (const [signal, handler] of exitOnSignal) process.off(signal, handler);
+    process.off('exit', removeDataDir);
+    process.off('exit', killChildren);
+    killChildren();
+    removeDataDir();
+  }
+}
+
+async function serverBench(dataDir: string): Promise<void> {
   const echo = await startEcho();
   if (ONLY_BIG_FANOUT) {
     const rows: string[][] = [];
