@@ -106,12 +106,12 @@ function sweep(base: string): string {
   for (const name of readdirSync(base)) {
     const m = RUN_GROUP.exec(name);
     if (m === null || isRunning(Number(m[1]))) continue;
-    let killed = 0;
+    const killed = new Set<number>();
     removeRun(join(base, name), (pid) => {
       process.kill(pid, 'SIGKILL');
-      killed++;
+      killed.add(pid);
     });
-    notes.push(`${name} (its bench gone; ${killed} processes still in it killed)`);
+    notes.push(`${name} (its bench gone; ${killed.size} processes still in it killed)`);
   }
   return notes.length === 0 ? '' : `removed the CPU cgroups of earlier runs: ${notes.join(', ')}`;
 }

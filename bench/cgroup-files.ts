@@ -83,7 +83,7 @@ export function parseUsageSeconds(cpuStat: string): number | undefined {
 }
 
 /**
- * A process and its descendants (the node's esbuild service, started by `--import tsx`, among them), parents first,
+ * A process and its descendants (any child process a node starts, e.g. an esbuild service), parents first,
  * from the `children` files of each of its threads (/proc/<pid>/task/<tid>/children); `read` answers a file's text or
  * throws when it is gone. A process that ended meanwhile is left out.
  */

@@ -594,7 +594,7 @@ async function sampleSessions(url: string): Promise<() => Promise<[string, numbe
 /** Every server the storage rows started: those a load does not use still run (polls, notifications), and count. */
 const servers: Child[] = [];
 
-/** CPU seconds of a process and its child processes (a node's esbuild service among them): [main thread, its other threads, child processes]. */
+/** CPU seconds of a process and its child processes (none with this repository's tsx, which transforms in-process; any a node starts counts): [main thread, its other threads, child processes]. */
 function treeCpuSeconds(pid: number): [main: number, threads: number, children: number] {
   const [, ...descendants] = processTree(pid, (path) => readFileSync(path, 'utf8'), (dir) => readdirSync(dir));
   let children = 0;
@@ -602,7 +602,7 @@ function treeCpuSeconds(pid: number): [main: number, threads: number, children: 
     try {
       children += cpuSeconds(d);
     } catch {
-      // ended meanwhile (its CPU is in the parent's children's time no more: a child that ends mid-period is not counted)
+      // ended meanwhile: a child that ends within the period is not counted
     }
   }
   const main = mainThreadCpuSeconds(pid);
@@ -655,7 +655,7 @@ async function measuredLoad(nodes: readonly Child[], postmaster: number | undefi
   const pgSeconds = stop.postgres - start.postgres;
   const benchSeconds = (stop.bench.user - start.bench.user + stop.bench.system - start.bench.system) / 1e6;
   const idleSeconds = stop.idle - start.idle;
-  // Each node as total (main thread + its other threads: room workers, libuv, GC + its child processes: tsx's esbuild service).
+  // Each node as total (main thread + its other threads: room workers, libuv, GC + its child processes, if any).
   const perNode = nodeParts.map(([main, threads, children], i) => `${pct(nodeSeconds[i]!)} (${fixed((100 * main) / wall, 0)}+${fixed((100 * threads) / wall, 0)}+${fixed((100 * children) / wall, 0)})`);
   const parts = [`node${nodes.length > 1 ? 's' : ''} ${perNode.join(' / ')}`];
   if (postmaster !== undefined) parts.push(`PostgreSQL ${pct(pgSeconds)}`);
