@@ -15,7 +15,7 @@ describe('jsonBytesAtMost', () => {
   });
 
   it('counts escaped control characters, astral characters and extreme numbers at their widest', () => {
-    for (const value of ['\u0000\u001f"\\', '😀\ud800', -1.7976931348623157e308, -2.2250738585072014e-308, { 'k\n': [null, true, false] }]) {
+    for (const value of ['\u0000\u001f"\\', '😀\ud800', -1.7976931348623157e308, -2.2250738585072014e-308, -0.0000010000275196548161, { 'k\n': [null, true, false] }]) {
       expect(jsonBytesAtMost(value)).toBeGreaterThanOrEqual(utf8.encode(JSON.stringify(value)).length);
     }
   });

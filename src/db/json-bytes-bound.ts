@@ -7,8 +7,8 @@
 /** A string's UTF-16 unit takes at most 6 bytes in JSON (\uXXXX). */
 const STRING_UNIT_MAX_BYTES = 6;
 const QUOTES_BYTES = 2;
-/** The longest JSON number, e.g. -1.7976931348623157e+308. */
-const NUMBER_MAX_BYTES = 24;
+/** The longest JSON number: a sign, "0.00000" and 17 digits, e.g. -0.0000012345678901234567 (from 1e-6 down numbers take an exponent, e.g. -1.7976931348623157e+308, 24). */
+const NUMBER_MAX_BYTES = 25;
 /** null, true, false. */
 const LITERAL_MAX_BYTES = 5;
 
