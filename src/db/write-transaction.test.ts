@@ -68,4 +68,19 @@ describe('write transaction puts', () => {
     expect(await tx.get('k10')).toBe('first');
     w.release();
   });
+  it('writes a mutator does not await land in call order, also when the first must wait for its node', async () => {
+    const keys = Array.from({ length: 50 }, (_, i) => `k${String(i).padStart(2, '0')}`);
+    const { dag, root } = await storedTree(keys);
+    const w = await dag.write();
+    const tx = transaction(writeBTree(w, root));
+    const writes = [tx.del('k10'), tx.put('k10', 'after del'), tx.put('k20', 'x'), tx.del('k20'), tx.put('k20', 'y'), tx.del('k30')];
+    await Promise.all(writes);
+    expect(await tx.get('k10')).toBe('after del');
+    expect(await tx.get('k20')).toBe('y');
+    expect(await tx.has('k30')).toBe(false);
+    expect(tx.changes.get('k10')).toEqual({ oldValue: 'old k10', newValue: 'after del' });
+    expect(tx.changes.get('k20')).toEqual({ oldValue: 'old k20', newValue: 'y' });
+    expect(tx.changes.get('k30')).toEqual({ oldValue: 'old k30', newValue: undefined });
+    w.release();
+  });
 });

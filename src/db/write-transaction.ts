@@ -16,6 +16,8 @@ export class WriteTransactionImpl extends ReadTransactionImpl<BTreeWriter> imple
   readonly changes: ChangeMap = new Map();
   /** Writes that took write's way and have not ended. */
   private waiting = 0;
+  /** The last of them: each lands after the one before, so a key's writes land in call order even when a mutator does not await them. */
+  private lastWrite: Promise<unknown> | undefined;
 
   constructor(
     clientID: string,
@@ -66,22 +68,29 @@ export class WriteTransactionImpl extends ReadTransactionImpl<BTreeWriter> imple
     return true;
   }
 
-  /** Puts (or with `undefined` deletes) an already frozen JSON value. */
+  /** Puts (or with `undefined` deletes) an already frozen JSON value, after every write begun before it. */
   async write(key: string, value: ReadonlyJSONValue | undefined): Promise<boolean> {
     this.waiting++;
+    const landing = this.land(this.lastWrite, key, value);
+    this.lastWrite = landing.then(nothing, nothing);
     try {
-      const primary = this.maps.primary;
-      const old = await primary.get(key);
-      this.checkOpen();
-      if (value === undefined && old === undefined) return false;
-      if (this.indexes.length > 0) await this.updateIndexes(key, old, value);
-      if (value === undefined) await primary.del(key);
-      else await primary.put(key, value);
-      this.noteChange(key, old, value);
-      return old !== undefined;
+      return await landing;
     } finally {
-      this.waiting--;
+      if (--this.waiting === 0) this.lastWrite = undefined;
     }
+  }
+
+  private async land(before: Promise<unknown> | undefined, key: string, value: ReadonlyJSONValue | undefined): Promise<boolean> {
+    if (before !== undefined) await before;
+    const primary = this.maps.primary;
+    const old = await primary.get(key);
+    this.checkOpen();
+    if (value === undefined && old === undefined) return false;
+    if (this.indexes.length > 0) await this.updateIndexes(key, old, value);
+    if (value === undefined) await primary.del(key);
+    else await primary.put(key, value);
+    this.noteChange(key, old, value);
+    return old !== undefined;
   }
 
   private noteChange(key: string, old: ReadonlyJSONValue | undefined, value: ReadonlyJSONValue | undefined): void {
