@@ -94,6 +94,41 @@ describe('ReflectOptions validation', () => {
   });
 });
 
+describe('Reflect where the local stores cannot be had', () => {
+  it('keeps working in memory when reading indexedDB throws (a sandboxed frame), and fails no constructor', async () => {
+    const had = Object.getOwnPropertyDescriptor(globalThis, 'indexedDB');
+    Object.defineProperty(globalThis, 'indexedDB', {
+      configurable: true,
+      get() {
+        throw new DOMException('access is denied for this document', 'SecurityError');
+      },
+    });
+    try {
+      const r = new Reflect({ userID: 'sandboxed', roomID: `room-${++storeCount}`, socketOrigin: null, mutators, logSinks: [] });
+      opened.push(r);
+      await r.mutate.put({ key: 'a', value: 1 });
+      expect(await r.query((tx) => tx.get('a'))).toBe(1);
+    } finally {
+      if (had === undefined) delete (globalThis as { indexedDB?: unknown }).indexedDB;
+      else Object.defineProperty(globalThis, 'indexedDB', had);
+    }
+  });
+
+  it('rejects its readiness, not the constructor, when a provider fails at once', async () => {
+    const failing: KvProvider = {
+      durable: true,
+      open: () => {
+        throw new Error('no stores today');
+      },
+      list: async () => [],
+      drop: async () => {},
+    };
+    const r = new Reflect({ userID: 'u', roomID: `room-${++storeCount}`, socketOrigin: null, mutators, logSinks: [], kvStore: failing });
+    opened.push(r);
+    await expect(r.clientGroupID).rejects.toThrow('no stores today');
+  });
+});
+
 describe('Reflect', () => {
   it('connects, pushes typed mutations, applies pokes and reports its status', async () => {
     const { r, clock, server, online } = setup();

@@ -13,9 +13,14 @@ export class IDBKvProvider implements KvProvider {
     this.#factory = factory;
   }
 
-  /** The provider over the platform's IndexedDB, or undefined where there is none. */
+  /** The provider over the platform's IndexedDB, or undefined where there is none (or reading it throws, as in a sandboxed frame). */
   static fromGlobal(): IDBKvProvider | undefined {
-    const factory = (globalThis as { indexedDB?: IDBFactory }).indexedDB;
+    let factory: IDBFactory | undefined;
+    try {
+      factory = (globalThis as { indexedDB?: IDBFactory }).indexedDB;
+    } catch {
+      return undefined;
+    }
     return factory === undefined ? undefined : new IDBKvProvider(factory);
   }
 
