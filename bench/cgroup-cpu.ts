@@ -163,6 +163,20 @@ export function openCpuCaps(given?: CgroupView): { caps: CpuCaps } | { unavailab
     enabledCpu = false;
     writeFileSync(baseControl, '-cpu');
   };
+  /** Undoes what this run made (the parent, the controller) and says why the caps are unavailable. */
+  const givenUp = (unavailable: string) => {
+    try {
+      rmdirSync(parent);
+    } catch {
+      // never made, or left for the next run's sweep
+    }
+    try {
+      disableCpu();
+    } catch {
+      // as it was, or a group made meanwhile uses it
+    }
+    return { unavailable };
+  };
   try {
     if (v === 2 && !read(baseControl).split(/\s+/).includes('cpu')) {
       writeFileSync(baseControl, '+cpu');
@@ -171,32 +185,12 @@ export function openCpuCaps(given?: CgroupView): { caps: CpuCaps } | { unavailab
     mkdirSync(parent);
     if (v === 2) writeFileSync(join(parent, 'cgroup.subtree_control'), '+cpu');
   } catch (error) {
-    try {
-      rmdirSync(parent);
-    } catch {
-      // never made
-    }
-    try {
-      disableCpu();
-    } catch {
-      // as it was made, so it is
-    }
-    return { unavailable: `cannot make a CPU cgroup at ${parent} (cgroup v${v}): ${reason(error)}${process.getuid?.() === 0 ? '' : ' (not root)'}` };
+    return givenUp(`cannot make a CPU cgroup at ${parent} (cgroup v${v}): ${reason(error)}${process.getuid?.() === 0 ? '' : ' (not root)'}`);
   }
   // A kernel without CPU bandwidth control (CONFIG_CFS_BANDWIDTH) has the cpu controller but no quota files.
   const quotaFile = v === 2 ? 'cpu.max' : 'cpu.cfs_quota_us';
   if (!existsSync(join(parent, quotaFile))) {
-    try {
-      rmdirSync(parent);
-    } catch {
-      // left as it is; the next run's sweep removes the parent
-    }
-    try {
-      disableCpu();
-    } catch {
-      // a group made meanwhile uses it
-    }
-    return { unavailable: `cgroup v${v} at ${base} has no CPU bandwidth control (no ${quotaFile}): the kernel cannot cap a group's CPU` };
+    return givenUp(`cgroup v${v} at ${base} has no CPU bandwidth control (no ${quotaFile}): the kernel cannot cap a group's CPU`);
   }
   /** Where each process added was before, to move it back. */
   const origins = new Map<number, string>();
