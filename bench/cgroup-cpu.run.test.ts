@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { describe, expect, it } from 'vitest';
-import { openCpuCaps } from './cgroup-cpu';
+import { openCpuCaps, pidNamespace, runGroupName } from './cgroup-cpu';
 import { cgroupPath } from './cgroup-files';
 
 /**
@@ -97,7 +97,7 @@ describe('openCpuCaps over a cgroup tree without CPU bandwidth control', () => {
       writeFileSync(join(dir, 'cgroup.procs'), '');
       const opened = openCpuCaps(view);
       expect(opened).toEqual({ unavailable: expect.stringMatching(/no CPU bandwidth control \(no cpu\.cfs_quota_us\)/) });
-      expect(existsSync(join(dir, `roomsync-bench-${process.pid}`))).toBe(false);
+      expect(existsSync(join(dir, runGroupName()))).toBe(false);
     } finally {
       rmSync(dir, { recursive: true });
     }
@@ -137,7 +137,7 @@ describe('the sweep of earlier runs on this machine', () => {
     const base = dirname(first.caps.dir);
     first.caps.close();
     // A pid above the kernel's pid_max (at most 2^22): no such bench runs.
-    const old = join(base, 'roomsync-bench-4194305');
+    const old = join(base, `roomsync-bench-${pidNamespace()}-4194305`);
     const sleeper = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], { stdio: 'ignore' });
     const exited = new Promise<NodeJS.Signals | null>((resolve) => sleeper.once('exit', (_, signal) => resolve(signal)));
     try {
@@ -146,12 +146,36 @@ describe('the sweep of earlier runs on this machine', () => {
       const opened = openCpuCaps();
       if ('unavailable' in opened) throw new Error(opened.unavailable);
       opened.caps.close();
-      expect(opened.caps.swept).toContain('roomsync-bench-4194305 (its bench gone; 1 processes still in it killed)');
+      expect(opened.caps.swept).toContain(`roomsync-bench-${pidNamespace()}-4194305 (its bench gone; 1 processes still in it killed)`);
       expect(await exited).toBe('SIGKILL');
       expect(existsSync(old)).toBe(false);
     } finally {
       sleeper.kill('SIGKILL');
       for (const d of [join(old, 'node-1'), old]) if (existsSync(d)) rmdirSync(d);
+    }
+  });
+
+  it('leaves the groups of a run in another PID namespace alone: its pid says nothing here', async (ctx) => {
+    const first = openCpuCaps();
+    if ('unavailable' in first) return ctx.skip(`CPU cgroups unavailable here: ${first.unavailable}`);
+    const base = dirname(first.caps.dir);
+    first.caps.close();
+    const other = join(base, `roomsync-bench-${pidNamespace() === '1' ? '2' : '1'}-4194305`);
+    const sleeper = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], { stdio: 'ignore' });
+    const exited = new Promise<void>((resolve) => sleeper.once('exit', () => resolve()));
+    try {
+      mkdirSync(join(other, 'node-1'), { recursive: true });
+      writeFileSync(join(other, 'node-1', 'cgroup.procs'), String(sleeper.pid));
+      const opened = openCpuCaps();
+      if ('unavailable' in opened) throw new Error(opened.unavailable);
+      opened.caps.close();
+      expect(opened.caps.swept).not.toContain('4194305');
+      expect(existsSync(join(other, 'node-1'))).toBe(true);
+      expect(sleeper.exitCode === null && sleeper.signalCode === null).toBe(true);
+    } finally {
+      sleeper.kill('SIGKILL');
+      await exited;
+      for (const d of [join(other, 'node-1'), other]) if (existsSync(d)) rmdirSync(d);
     }
   });
 });

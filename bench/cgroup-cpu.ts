@@ -1,20 +1,35 @@
 /**
  * CPU caps for the bench's server nodes, each modelling one small machine:
- * a cgroup per node with a CPU quota, under a parent `roomsync-bench-<pid>`
- * made for this run and removed when it ends (close(), the process's exit;
- * the next run sweeps the parents of runs killed outright, killing what is
- * still in them). cgroup v2 when its cpu controller is available (`cpu.max`),
- * else the v1 cpu hierarchy (`cpu.cfs_quota_us`); without CPU bandwidth
- * control (neither file) caps are unavailable. A process joins through
- * `cgroup.procs`: all its threads move, and threads it starts later are born
- * in the group; its child processes are moved too.
+ * a cgroup per node with a CPU quota, under a parent
+ * `roomsync-bench-<pid namespace>-<pid>` made for this run and removed when
+ * it ends (close(), the process's exit; the next run in the same PID
+ * namespace sweeps the parents of runs killed outright, killing what is
+ * still in them). cgroup v2 when its cpu controller is available
+ * (`cpu.max`), else the v1 cpu hierarchy (`cpu.cfs_quota_us`); without CPU
+ * bandwidth control (neither file) caps are unavailable. A process joins
+ * through `cgroup.procs`: all its threads move, and threads it starts later
+ * are born in the group; its child processes are moved too.
  */
-import { existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, readlinkSync, rmdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { cgroupDir, cgroupPath, cpuHierarchies, parseThrottling, parseUsageSeconds, processTree, quotaPeriod, quotaWrites, type CpuHierarchy, type Throttling } from './cgroup-files';
 
-/** The parent directory name of a bench run's groups. */
-export const RUN_GROUP = /^roomsync-bench-(\d+)$/;
+/** The parent directory name of a bench run's groups: its PID namespace (the inode of /proc/self/ns/pid) and its pid. */
+export const RUN_GROUP = /^roomsync-bench-(\d+)-(\d+)$/;
+
+/** This process's PID namespace: a run's pid only names a process (alive or gone) within it. */
+export function pidNamespace(): string {
+  try {
+    return /\[(\d+)\]/.exec(readlinkSync('/proc/self/ns/pid'))?.[1] ?? '0';
+  } catch {
+    return '0';
+  }
+}
+
+/** The parent group name of this run. */
+export function runGroupName(): string {
+  return `roomsync-bench-${pidNamespace()}-${process.pid}`;
+}
 
 export interface CpuGroup {
   readonly name: string;
@@ -38,7 +53,7 @@ export interface CpuGroup {
 
 export interface CpuCaps {
   readonly version: 1 | 2;
-  /** The run's parent group, e.g. /sys/fs/cgroup/cpu/roomsync-bench-123. */
+  /** The run's parent group, e.g. /sys/fs/cgroup/cpu/roomsync-bench-4026531836-123. */
   readonly dir: string;
   /** "cgroup v1 at /sys/fs/cgroup/cpu/roomsync-bench-123": where the groups are. */
   readonly where: string;
@@ -66,7 +81,12 @@ const isRunning = (pid: number) => {
   }
 };
 const tree = (pid: number) => processTree(pid, read, (dir) => readdirSync(dir));
-const procsIn = (dir: string) => read(join(dir, 'cgroup.procs')).split('\n').filter(Boolean).map(Number);
+/** The processes in a group that this process can see (cgroup v2 lists one in another PID namespace as 0). */
+const procsIn = (dir: string) =>
+  read(join(dir, 'cgroup.procs'))
+    .split('\n')
+    .map(Number)
+    .filter((pid) => pid > 0);
 
 /** Waits synchronously (also usable in an exit handler). */
 const pause = (ms: number) => Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
@@ -103,9 +123,11 @@ function removeRun(dir: string, empty: (pid: number) => void): void {
  */
 function sweep(base: string): string {
   const notes: string[] = [];
+  const namespace = pidNamespace();
   for (const name of readdirSync(base)) {
     const m = RUN_GROUP.exec(name);
-    if (m === null || isRunning(Number(m[1]))) continue;
+    // A run in another PID namespace (another container on the same cgroup tree) cannot be told alive or gone from here.
+    if (m === null || m[1] !== namespace || isRunning(Number(m[2]))) continue;
     const killed = new Set<number>();
     removeRun(join(base, name), (pid) => {
       process.kill(pid, 'SIGKILL');
@@ -154,7 +176,7 @@ export function openCpuCaps(given?: CgroupView): { caps: CpuCaps } | { unavailab
     // not ours to clean, or read-only: the mkdir below says which
     swept = `could not remove the CPU cgroups of earlier runs under ${base}: ${reason(error)}`;
   }
-  const parent = join(base, `roomsync-bench-${process.pid}`);
+  const parent = join(base, runGroupName());
   const baseControl = join(base, 'cgroup.subtree_control');
   /** v2: the cpu controller this run enabled for the base's children (disabled again on close). */
   let enabledCpu = false;
@@ -204,7 +226,11 @@ export function openCpuCaps(given?: CgroupView): { caps: CpuCaps } | { unavailab
     closed = true;
     process.off('exit', closeAtExit);
     removeRun(parent, back);
-    disableCpu();
+    try {
+      disableCpu();
+    } catch {
+      // another run's groups use the controller now: it stays on, as it is for them
+    }
   };
   // An exit without close() (an error, Ctrl+C ending the bench with process.exit) still removes the groups.
   const closeAtExit = () => {
