@@ -83,4 +83,18 @@ describe('write transaction puts', () => {
     expect(tx.changes.get('k30')).toEqual({ oldValue: 'old k30', newValue: undefined });
     w.release();
   });
+
+  it('writes still waiting their turn when the transaction closes fail as closed, and touch nothing', async () => {
+    const keys = Array.from({ length: 50 }, (_, i) => `k${String(i).padStart(2, '0')}`);
+    const { dag, root } = await storedTree(keys);
+    const w = await dag.write();
+    const tx = transaction(writeBTree(w, root));
+    const first = tx.del('k10');
+    const second = tx.put('k20', 'late');
+    tx.close();
+    await expect(first).rejects.toThrow('Transaction is closed');
+    await expect(second).rejects.toThrow('Transaction is closed');
+    expect(tx.changes.size).toBe(0);
+    w.release();
+  });
 });

@@ -69,9 +69,15 @@ export class WriteTransactionImpl extends ReadTransactionImpl<BTreeWriter> imple
   }
 
   /** Puts (or with `undefined` deletes) an already frozen JSON value, after every write begun before it. */
-  async write(key: string, value: ReadonlyJSONValue | undefined): Promise<boolean> {
+  write(key: string, value: ReadonlyJSONValue | undefined): Promise<boolean> {
+    return this.inTurn(() => this.land(key, value));
+  }
+
+  /** Runs `body` once every write begun before it has ended (each after the one before: call order). */
+  private async inTurn<T>(body: () => Promise<T>): Promise<T> {
     this.waiting++;
-    const landing = this.land(this.lastWrite, key, value);
+    const before = this.lastWrite;
+    const landing = before === undefined ? body() : before.then(() => (this.checkOpen(), body()));
     this.lastWrite = landing.then(nothing, nothing);
     try {
       return await landing;
@@ -80,8 +86,7 @@ export class WriteTransactionImpl extends ReadTransactionImpl<BTreeWriter> imple
     }
   }
 
-  private async land(before: Promise<unknown> | undefined, key: string, value: ReadonlyJSONValue | undefined): Promise<boolean> {
-    if (before !== undefined) await before;
+  private async land(key: string, value: ReadonlyJSONValue | undefined): Promise<boolean> {
     const primary = this.maps.primary;
     const old = await primary.get(key);
     this.checkOpen();
@@ -135,10 +140,16 @@ export class WriteTransactionImpl extends ReadTransactionImpl<BTreeWriter> imple
     }
   }
 
-  /** Removes every entry of the primary map and of every index map. */
-  async clearAll(): Promise<void> {
-    this.checkOpen();
-    await this.maps.primary.clear();
-    for (const ix of this.indexes) await this.maps.index(ix.name).clear();
+  /** Removes every entry of the primary map and of every index map, in turn with the writes (after those begun before). */
+  clearAll(): Promise<void> {
+    try {
+      this.checkOpen();
+    } catch (e) {
+      return Promise.reject(e);
+    }
+    return this.inTurn(async () => {
+      await this.maps.primary.clear();
+      for (const ix of this.indexes) await this.maps.index(ix.name).clear();
+    });
   }
 }
