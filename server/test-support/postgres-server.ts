@@ -23,8 +23,8 @@ const READY = /database system is ready to accept connections/;
 const START_ATTEMPTS = 3;
 const FAST_STOP_MS = 10_000;
 const READY_TIMEOUT_MS = 30_000;
-/** Each server this process started and has not stopped, with how to stop it and remove its data at once when the process exits. */
-const running = new Map<PostgresServer, () => void>();
+/** Each server this process started and has not stopped, with its data directory and how to stop it at once (its pid when signalled). */
+const running = new Map<PostgresServer, { readonly dir: string; quit(): number | undefined }>();
 
 export interface PostgresServerOptions {
   /**
@@ -222,15 +222,14 @@ export async function startPostgres(options: PostgresServerOptions = {}): Promis
       running.delete(server);
     },
   };
-  running.set(server, () => {
-    const proc = child;
-    if (proc !== undefined && proc.exitCode === null && proc.signalCode === null) {
+  running.set(server, {
+    dir,
+    quit() {
+      const proc = child;
+      if (proc === undefined || proc.exitCode !== null || proc.signalCode !== null) return undefined;
       proc.kill('SIGQUIT');
-      const pause = new Int32Array(new SharedArrayBuffer(4));
-      for (let waited = 0; waited < EXIT_WAIT_MS && stillRuns(proc.pid!); waited += 10) Atomics.wait(pause, 0, 0, 10);
-      if (stillRuns(proc.pid!)) return;
-    }
-    rmSync(dir, { recursive: true, force: true, maxRetries: 3 });
+      return proc.pid;
+    },
   });
   return server;
 }
@@ -254,13 +253,25 @@ function stillRuns(pid: number): boolean {
 }
 
 // A process that ends without its afterAll (a crash, a bench stopped with Ctrl+C) must leave neither PostgreSQL nor its data directory behind.
-// A server still running after the wait keeps its directory; a failure here must not keep other exit handlers from running.
+// All are told to quit first, then waited for together; one still running after the wait keeps its directory. A failure here must
+// not keep other exit handlers from running.
 process.once('exit', () => {
-  for (const exitNow of running.values()) {
+  const quitting: { readonly dir: string; readonly pid: number | undefined }[] = [];
+  for (const server of running.values()) {
     try {
-      exitNow();
+      quitting.push({ dir: server.dir, pid: server.quit() });
     } catch {
       // best effort: the process is exiting
+    }
+  }
+  const pause = new Int32Array(new SharedArrayBuffer(4));
+  for (let waited = 0; waited < EXIT_WAIT_MS && quitting.some((q) => q.pid !== undefined && stillRuns(q.pid)); waited += 10) Atomics.wait(pause, 0, 0, 10);
+  for (const { dir, pid } of quitting) {
+    if (pid !== undefined && stillRuns(pid)) continue;
+    try {
+      rmSync(dir, { recursive: true, force: true, maxRetries: 3 });
+    } catch {
+      // best effort
     }
   }
 });
