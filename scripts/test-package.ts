@@ -33,19 +33,20 @@ const BIN = join(ROOT, 'node_modules/.bin');
 /**
  * min+gzip of the start-up chunks of a browser app that imports Reflect; above
  * it the step fails. Issue 11's target is 32 KB. As of 2026-11-24 the start-up
- * code is 47.6 KB (155.8 KB min); it was 48.1 KB (163.4 KB min) before the
+ * code is 47.7 KB (155.9 KB min); it was 48.1 KB (163.4 KB min) before the
  * code for other client groups and stores, the presence code and the tab
  * sync's multi-tab merge became lazy chunks, and 48.0 KB (161.0 KB min) after
  * the review fixes and the start-up work of the same day. Later that day
  * smaller generated validators (the same ajv code, rewritten by codegen: see
  * codegen/validators.ts), the connection's test-only waits gone and more of
  * the presence code in its lazy chunk took 0.9 KB (7.0 KB min) off, and the
- * read and write paths' fast walks and puts put 0.5 KB (1.8 KB min) back.
+ * read and write paths' fast walks and puts (and the write order's fix) put
+ * 0.6 KB (1.9 KB min) back.
  * (Validating with the schemas as data instead of ajv's precompiled code would
  * save 1.4 KB but made a 1,000-operation poke's check 16× slower, and the
  * design asks for ajv's precompiled validators, so it was reverted.)
  * This budget is a regression guard, not the target, until the target is met;
- * it stays at 48 KB (0.4 KB of room).
+ * it stays at 48 KB (0.3 KB of room).
  */
 const BUNDLE_BUDGET_BYTES = 48 * 1024;
 /** Paths that must never be in the tarball. */
