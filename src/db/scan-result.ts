@@ -89,13 +89,14 @@ export function entriesAtHand(tree: BTreeReader, scan: NormalizedScan, record: S
   if (!(tree instanceof BTreeRead)) return undefined;
   const { fromKey, prefix, limit } = scan;
   let skip = scan.skip;
-  let exhausted = !(limit <= 0);
+  // Whether the limit still lets entries in; true at the end: every matching key was seen.
+  let underLimit = limit > 0;
   const out: Entry[] = [];
   // The internal nodes above the current leaf, with the index of the child taken in each.
   const path: [readonly InternalEntry[], number][] = [];
   let child: Child = tree.root;
   // (Below the first path every key is past fromKey: lowerBound finds 0 there.)
-  walk: while (exhausted) {
+  walk: while (underLimit) {
     const node = tree.loadNow(child);
     if (node === undefined) return undefined;
     const entries = node.entries;
@@ -114,8 +115,8 @@ export function entriesAtHand(tree: BTreeReader, scan: NormalizedScan, record: S
         skip = undefined;
       }
       deepFreezeJSON(e[1]);
-      exhausted = !(out.push(e) >= limit);
-      if (!exhausted) break walk;
+      underLimit = out.push(e) < limit;
+      if (!underLimit) break walk;
     }
     let top;
     while ((top = path[path.length - 1]) !== undefined && ++top[1] >= top[0].length) path.pop();
@@ -124,7 +125,7 @@ export function entriesAtHand(tree: BTreeReader, scan: NormalizedScan, record: S
   }
   if (record !== undefined) {
     record.lastKey = out[out.length - 1]?.[0];
-    record.exhausted = exhausted;
+    record.exhausted = underLimit;
   }
   return out;
 }
