@@ -192,19 +192,7 @@ export class Subscriptions {
     sub.keys = record.keys;
 
     // Most runs scan what the last one did: compared first, the ranges are only made anew when they changed.
-    const prev = sub.ranges;
-    let n = 0;
-    for (const scan of record.scans) {
-      const upper = scanUpperKey(scan);
-      if (upper === null) continue;
-      const r = prev?.[n];
-      if (r === undefined || r.map !== scan.indexName || r.lo !== scan.fromKey || r.prefix !== scan.prefix || r.upper !== upper) {
-        n = -1;
-        break;
-      }
-      n++;
-    }
-    if (n === prev?.length) return;
+    if (sameRanges(sub.ranges, record.scans)) return;
     const ranges: ScanRange[] = [];
     for (const scan of record.scans) {
       const upper = scanUpperKey(scan);
@@ -226,4 +214,17 @@ export class Subscriptions {
     if (sub.ranges !== undefined && sub.ranges.length > 0) this.rangeIndexes = undefined;
     if (done && sub.options.onDone) this.call(() => sub.options.onDone!());
   }
+}
+
+/** Whether `ranges` are the ranges of `scans` (those with an upper bound), in the same order. */
+function sameRanges(ranges: readonly ScanRange[] | undefined, scans: ReadRecord['scans']): boolean {
+  if (ranges === undefined) return false;
+  let n = 0;
+  for (const scan of scans) {
+    const upper = scanUpperKey(scan);
+    if (upper === null) continue;
+    const r = ranges[n++];
+    if (r === undefined || r.map !== scan.indexName || r.lo !== scan.fromKey || r.prefix !== scan.prefix || r.upper !== upper) return false;
+  }
+  return n === ranges.length;
 }
