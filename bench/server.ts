@@ -25,7 +25,7 @@ import { buildConnectURL } from '../src/protocol';
 import { startPostgres, type PostgresServer } from '../server/test-support/postgres-server';
 import { CORES, cpuBound, cpuPerMutation, type LoadFigures, type WindowEdge } from './load-figures';
 import { processTree } from './cgroup-files';
-import { fixed, percentile, printTable } from './measure';
+import { fixed, median, percentile, printTable } from './measure';
 import { parseNodeCpu, parseNodeCpuPeriodMs, runClusterRows, type ClusterLoad } from './server-cluster';
 
 const ROOT = fileURLToPath(new URL('../', import.meta.url));
@@ -63,6 +63,11 @@ const ONLY_BIG_FANOUT = process.env.BENCH_SERVER_ROWS === 'fanout';
 const BIG_FANOUT_RUNS = Number(process.env.BENCH_FANOUT_RUNS ?? '1');
 /** BENCH_SERVER_ROWS=rtt: only the first table (push → own poke on SQLite, memory, rooms in the main thread). */
 const ONLY_RTT_ROWS = process.env.BENCH_SERVER_ROWS === 'rtt';
+/**
+ * BENCH_RTT_ROUNDS (default 1): the SQLite FULL rows with rooms in workers and in the main thread are measured this many
+ * times, alternating which goes first, on the same two servers; their p50 and p99 are the medians over the rounds.
+ */
+const RTT_ROUNDS = Math.max(1, Math.floor(Number(process.env.BENCH_RTT_ROUNDS ?? '1')) || 1);
 /**
  * BENCH_SERVER_ROWS=cluster: only the 50 rooms × 2 clients PostgreSQL rows (1 node, 3 nodes rooms spread, clients spread), after an
  * unmeasured warm-up, BENCH_CLUSTER_ROUNDS times (default 1) in alternating rounds, each round uncapped and with each node on its own
@@ -823,27 +828,48 @@ async function serverBench(dataDir: string): Promise<void> {
   const full = await startServer(['--data-dir', dataDir]);
   try {
     const echoTimes = await echoRoundTrips(echo.url);
-    const pushTimes = await pushRoundTrips(full.url);
+    const inMain = await startServer(['--data-dir', join(dataDir, 'main-thread'), '--room-workers', '0']);
+    // Rounds alternate which server goes first, so neither row is always measured on a warmer (or busier) machine.
+    const pushRounds: number[][] = [];
+    const inMainRounds: number[][] = [];
+    for (let round = 0; round < RTT_ROUNDS; round++) {
+      if (round % 2 === 0) pushRounds.push(await pushRoundTrips(full.url));
+      inMainRounds.push(await pushRoundTrips(inMain.url));
+      if (round % 2 === 1) pushRounds.push(await pushRoundTrips(full.url));
+    }
+    await stop(inMain);
     const normal = await startServer(['--data-dir', join(dataDir, 'normal'), '--synchronous', 'NORMAL']);
     const normalTimes = await pushRoundTrips(normal.url);
     await stop(normal);
     const memory = await startServer(['--memory']);
     const memoryTimes = await pushRoundTrips(memory.url);
     await stop(memory);
-    const inMain = await startServer(['--data-dir', join(dataDir, 'main-thread'), '--room-workers', '0']);
-    const inMainTimes = await pushRoundTrips(inMain.url);
-    await stop(inMain);
     const commitTimes = sqliteFullCommits(dataDir);
     const p50echo = percentile(echoTimes, 50);
     const row = (name: string, t: number[]) => [name, ms(percentile(t, 50)), ms(percentile(t, 99)), `${fixed(percentile(t, 50) / p50echo, 1)}×`];
+    const roundsRow = (name: string, rounds: number[][]) => {
+      const p50 = median(rounds.map((t) => percentile(t, 50)));
+      return [name, ms(p50), ms(median(rounds.map((t) => percentile(t, 99)))), `${fixed(p50 / p50echo, 1)}×`];
+    };
+    const of = RTT_ROUNDS === 1 ? '' : ` (medians of ${RTT_ROUNDS} alternating rounds)`;
     printTable(`server: round trip on loopback, ${RTT_SAMPLES} sequential samples (target p50 < 2 ms)`, ['what', 'p50', 'p99', 'p50 vs echo'], [
       row('raw ws echo (child process)', echoTimes),
-      row('push → own poke, SQLite FULL', pushTimes),
+      roundsRow(`push → own poke, SQLite FULL${of}`, pushRounds),
       row('push → own poke, SQLite NORMAL', normalTimes),
       row('push → own poke, memory storage', memoryTimes),
-      row('push → own poke, SQLite FULL, rooms in the main thread', inMainTimes),
+      roundsRow(`push → own poke, SQLite FULL, rooms in the main thread${of}`, inMainRounds),
       row('(one SQLite FULL commit alone)', commitTimes),
     ]);
+    if (RTT_ROUNDS > 1) {
+      printTable(
+        'server: push → own poke p50 per round, SQLite FULL',
+        ['round', 'rooms in workers', 'in the main thread', 'workers − main'],
+        pushRounds.map((t, i) => {
+          const [w, m] = [percentile(t, 50), percentile(inMainRounds[i]!, 50)];
+          return [`${i + 1}${i % 2 === 0 ? ' (workers first)' : ' (main first)'}`, ms(w), ms(m), ms(w - m)];
+        }),
+      );
+    }
     if (ONLY_RTT_ROWS) return;
 
     const fan = await fanOut(full.url);
