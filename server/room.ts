@@ -40,13 +40,20 @@ export interface RoomDeps {
 }
 
 type Task =
-  | { readonly kind: 'push'; readonly conn: ClientConnection; readonly push: PushBody }
+  | { readonly kind: 'push'; readonly conn: ClientConnection; readonly push: PushBody; readonly frame: string | undefined }
   | { readonly kind: 'presence'; readonly change: PresenceChange }
   | { readonly kind: 'run'; readonly run: () => void | Promise<void> };
 
+/** A push as it was read: its body, and the text of its frame when the socket handler has it (JSON.parse(frame)[1] is the body). */
+interface QueuedPush {
+  readonly conn: ClientConnection;
+  readonly push: PushBody;
+  readonly frame: string | undefined;
+}
+
 /** Pushes and presence changes that run as one batch. */
 interface Batch {
-  readonly pushes: readonly { readonly conn: ClientConnection; readonly push: PushBody }[];
+  readonly pushes: readonly QueuedPush[];
   /** The connections that pushed, by number (a push whose socket closed since is still applied). */
   readonly pushers: readonly ClientConnection[];
   readonly presence: readonly PresenceChange[];
@@ -238,9 +245,10 @@ export class Room {
     if (this.conns.size === 0 && !this.running && this.queue.length === 0 && !this.broken && !this.stopped && this.presence?.holding !== true) this.deps.onIdle(this);
   }
 
-  push(conn: ClientConnection, push: PushBody): void {
+  /** Queues a push; `frame` is the text it was decoded from, when there is one (a worker is sent that instead of the body). */
+  push(conn: ClientConnection, push: PushBody, frame?: string): void {
     if (this.stopped) return;
-    this.queue.push({ kind: 'push', conn, push });
+    this.queue.push({ kind: 'push', conn, push, frame });
     this.schedule();
   }
 
@@ -808,7 +816,7 @@ export class Room {
 
 function batchRequest(batch: Batch, timedOut: readonly MutationPlace[]): BatchRequest {
   return {
-    pushes: batch.pushes.map(({ conn, push }) => ({ conn: batch.pushers.indexOf(conn), auth: conn.auth, push })),
+    pushes: batch.pushes.map(({ conn, push, frame }) => ({ conn: batch.pushers.indexOf(conn), auth: conn.auth, push, ...(frame === undefined ? {} : { frame }) })),
     timedOut,
     ...(batch.presence.length === 0 ? {} : { presence: batch.presence }),
   };

@@ -160,7 +160,7 @@ function onFrame(ctx: ServerContext, conn: ClientConnection, room: Room, rate: R
       conn.send(['pong', {}]);
       return;
     case 'push':
-      room.push(conn, message[1]);
+      room.push(conn, message[1], text);
       return;
     case 'pull':
       room.pull(conn, message[1]).catch((error: unknown) => ctx.logger.error('pull failed', { roomID: conn.roomID, error }));

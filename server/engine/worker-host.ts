@@ -19,7 +19,7 @@ import {
 } from './engine-types';
 import { Outbox } from './outbox';
 import { BOARD_MUTATION, BOARD_PUSH, BOARD_ROOM, BOARD_RUNNING, BOARD_SEQ, BOARD_SLOTS } from './mutation-guard';
-import type { WorkerRequest, WorkerResponse, WorkerSetup } from './worker-protocol';
+import { wireBatch, type WorkerRequest, type WorkerResponse, type WorkerSetup } from './worker-protocol';
 
 /** Looks per mutator timeout: a mutation seen running at this many looks in a row is stuck. */
 export const WATCHDOG_LOOKS_PER_TIMEOUT = 4;
@@ -141,7 +141,7 @@ export class WorkerEngineHost implements EngineHost {
   }
 
   batch(roomID: string, request: BatchRequest): Promise<BatchResult> {
-    return this.call(roomID, { op: 'batch', roomID, request });
+    return this.call(roomID, { op: 'batch', roomID, request: wireBatch(request) });
   }
 
   pull(roomID: string, clientGroupID: string, cookie: number | null): Promise<PullAnswer> {

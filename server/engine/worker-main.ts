@@ -7,7 +7,7 @@ import { LocalEngineHost } from './local-host';
 import { boardGuard } from './mutation-guard';
 import { Outbox } from './outbox';
 import { realPaceClock, ThreadPace } from './pacer';
-import type { WorkerRequest, WorkerResponse, WorkerSetup } from './worker-protocol';
+import { unwireBatch, type WorkerRequest, type WorkerResponse, type WorkerSetup } from './worker-protocol';
 
 const setup = workerData as WorkerSetup;
 const board = new Int32Array(setup.board);
@@ -36,7 +36,7 @@ async function answer(r: WorkerRequest): Promise<unknown> {
     case 'connect':
       return host.connect(r.roomID, r.request);
     case 'batch':
-      return host.batch(r.roomID, r.request);
+      return host.batch(r.roomID, unwireBatch(r.request));
     case 'pull':
       return host.pull(r.roomID, r.clientGroupID, r.cookie);
     case 'apply':

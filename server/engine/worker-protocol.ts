@@ -1,5 +1,7 @@
-import type { BatchRequest, ClientBinding, ConnectRequest } from './engine-types';
+import type { PushBody } from '../../src/protocol';
+import type { AuthData } from '../auth/auth';
 import type { RoomChanges, StoredRoom } from '../storage/types';
+import type { BatchRequest, ClientBinding, ConnectRequest, PushInput } from './engine-types';
 
 /** What a worker needs to run rooms. */
 export interface WorkerSetup {
@@ -16,6 +18,29 @@ export interface WorkerSetup {
   readonly board: SharedArrayBuffer;
 }
 
+/** A push as a worker is sent it: the text of its frame when there is one (one string is cheaper to pass than the parsed body). */
+export type WirePush = Omit<PushInput, 'frame'> | { readonly conn: number; readonly auth: AuthData; readonly frame: string };
+
+export interface WireBatchRequest extends Omit<BatchRequest, 'pushes'> {
+  readonly pushes: readonly WirePush[];
+}
+
+/** The batch request to send a worker. */
+export function wireBatch(request: BatchRequest): WireBatchRequest {
+  return {
+    ...request,
+    pushes: request.pushes.map((p) => (p.frame === undefined ? { conn: p.conn, auth: p.auth, push: p.push } : { conn: p.conn, auth: p.auth, frame: p.frame })),
+  };
+}
+
+/** The batch request a worker runs, its pushes parsed from their frames. */
+export function unwireBatch(request: WireBatchRequest): BatchRequest {
+  return {
+    ...request,
+    pushes: request.pushes.map((p) => ('frame' in p ? { conn: p.conn, auth: p.auth, push: (JSON.parse(p.frame) as [string, PushBody])[1] } : p)),
+  };
+}
+
 export type WorkerRequest =
   | {
       readonly id: number;
@@ -27,7 +52,7 @@ export type WorkerRequest =
     }
   | { readonly id: number; readonly op: 'close'; readonly roomID: string }
   | { readonly id: number; readonly op: 'connect'; readonly roomID: string; readonly request: ConnectRequest }
-  | { readonly id: number; readonly op: 'batch'; readonly roomID: string; readonly request: BatchRequest }
+  | { readonly id: number; readonly op: 'batch'; readonly roomID: string; readonly request: WireBatchRequest }
   | { readonly id: number; readonly op: 'pull'; readonly roomID: string; readonly clientGroupID: string; readonly cookie: number | null }
   | { readonly id: number; readonly op: 'apply'; readonly roomID: string; readonly changes: RoomChanges }
   | { readonly id: number; readonly op: 'since'; readonly roomID: string; readonly cookie: number; readonly clientGroupIDs: readonly string[] }
