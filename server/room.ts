@@ -245,6 +245,11 @@ export class Room {
     if (this.conns.size === 0 && !this.running && this.queue.length === 0 && !this.broken && !this.stopped && this.presence?.holding !== true) this.deps.onIdle(this);
   }
 
+  /** A push frame for this room is being read: when the queue is free, the engine may get ready for the batch it starts. */
+  expectPush(): void {
+    if (!this.running && this.open && !this.broken && !this.stopped && this.lockless()) this.deps.host.prewake?.(this.roomID);
+  }
+
   /** Queues a push; `frame` is the text it was decoded from, when there is one (a worker is sent that instead of the body). */
   push(conn: ClientConnection, push: PushBody, frame?: string): void {
     if (this.stopped) return;

@@ -16,6 +16,8 @@ import type { Room } from './room';
 const ROOM_LOOKUP_ATTEMPTS = 3;
 /** Frames a client may send before its connect is accepted; they are handled after. */
 const MAX_EARLY_FRAMES = 100;
+/** How a push frame starts as the client encodes it (JSON.stringify: no spaces). */
+const PUSH_FRAME_START = '["push",';
 
 /** The first subprotocol offered: the client's encoded auth token. */
 function offeredSubprotocol(req: IncomingMessage): string | undefined {
@@ -143,6 +145,8 @@ function onFrame(ctx: ServerContext, conn: ClientConnection, room: Room, rate: R
   if (conn.isClosed) return;
   let message: Upstream;
   const text = rawText(data);
+  // Most frames are pushes: the room's worker wakes while this one is decoded and queued.
+  if (!isBinary && text.startsWith(PUSH_FRAME_START)) room.expectPush();
   try {
     if (isBinary) throw new ProtocolError('InvalidMessage', 'Invalid upstream message: binary frames are not accepted; send JSON text');
     message = decodeUpstream(text);

@@ -124,6 +124,11 @@ export interface EngineHost {
   /** The poke from `cookie` to the room's version, with the last mutation ids of `clientGroupIDs`. */
   since(roomID: string, cookie: number, clientGroupIDs: readonly string[]): Promise<RoomDelta>;
   stats(roomID: string): Promise<RoomStats>;
+  /**
+   * A push for the room is being read: a host that runs the room in another
+   * thread may get that thread ready to take it (a hint; nothing changes).
+   */
+  prewake?(roomID: string): void;
   shutdown(): Promise<void>;
 }
 

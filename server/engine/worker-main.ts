@@ -5,9 +5,10 @@ import { conformanceMutators } from '../conformance-mutators';
 import { EngineLostError } from './engine-types';
 import { LocalEngineHost } from './local-host';
 import { boardGuard } from './mutation-guard';
+import { HotLoop } from './hot-loop';
 import { Outbox } from './outbox';
 import { realPaceClock, ThreadPace } from './pacer';
-import { unwireBatch, type WorkerRequest, type WorkerResponse, type WorkerSetup } from './worker-protocol';
+import { unwireBatch, WAKE, WAKE_WINDOW_MS, type WorkerRequest, type WorkerResponse, type WorkerSetup } from './worker-protocol';
 
 const setup = workerData as WorkerSetup;
 const board = new Int32Array(setup.board);
@@ -50,7 +51,10 @@ async function answer(r: WorkerRequest): Promise<unknown> {
 
 const port = parentPort!;
 const outbox = new Outbox<WorkerResponse>((responses) => port.postMessage(responses));
-port.on('message', (requests: WorkerRequest[]) => {
+const due = new HotLoop();
+port.on('message', (requests: WorkerRequest[] | typeof WAKE) => {
+  if (requests === WAKE) return due.keep(WAKE_WINDOW_MS);
+  due.stop();
   for (const r of requests) {
     answer(r).then(
       (value) => outbox.send({ id: r.id, ok: true, value }),

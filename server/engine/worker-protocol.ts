@@ -58,6 +58,12 @@ export type WorkerRequest =
   | { readonly id: number; readonly op: 'since'; readonly roomID: string; readonly cookie: number; readonly clientGroupIDs: readonly string[] }
   | { readonly id: number; readonly op: 'stats'; readonly roomID: string };
 
+/** Sent alone (not in a request list): a request is due soon, keep the event loop turning for it (see HotLoop). */
+export const WAKE = 'wake';
+
+/** How long a worker woken ahead keeps its event loop turning for the request (a push being read and queued). */
+export const WAKE_WINDOW_MS = 0.25;
+
 export type WorkerResponse =
   | { readonly id: number; readonly ok: true; readonly value: unknown }
   | { readonly id: number; readonly ok: false; readonly error: { readonly name: string; readonly message: string; readonly lost: boolean } };
