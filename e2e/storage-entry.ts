@@ -253,6 +253,40 @@ const steps = {
     return values;
   },
 
+  /**
+   * A prefetch in Chromium (which has getAllRecords): the keys and values
+   * under the prefix come in one request; later gets of them ask nothing,
+   * a pending write still wins, a key outside the prefix is asked for.
+   */
+  async prefetchOneRequest(name: string) {
+    const kv = await openStore(name, { logger: silent });
+    const setup = await kv.write();
+    for (const [k, v] of [['m/group/a', 1], ['m/group/b', 2], ['m/groupz', 'outside']] as const) await setup.put(k, v);
+    await setup.commit();
+    const asked: string[] = [];
+    const proto = IDBObjectStore.prototype as unknown as Record<string, (...args: unknown[]) => unknown>;
+    const originals = Object.fromEntries(['get', 'getAll', 'getAllKeys', 'getAllRecords'].map((m) => [m, proto[m]!]));
+    for (const [m, original] of Object.entries(originals)) {
+      proto[m] = function (this: IDBObjectStore, ...args: unknown[]) {
+        asked.push(m);
+        return original.apply(this, args);
+      };
+    }
+    try {
+      const w = await kv.write();
+      await w.put('m/group/b', 20);
+      await w.prefetch!('m/group/');
+      const prefetched = [...asked];
+      asked.length = 0;
+      const values = [await w.get('m/group/a'), await w.get('m/group/b'), await w.get('m/groupz')];
+      await w.commit();
+      return { prefetched, values, asked: [...asked] };
+    } finally {
+      Object.assign(proto, originals);
+      await kv.close();
+    }
+  },
+
   /** Where IndexedDB cannot be opened at all (run in an opaque-origin frame), the store falls back to memory with a warning. */
   async fallbackWhenUnavailable() {
     const store = await openStore('unavailable', { logger: recordingLogger });

@@ -91,6 +91,15 @@ describe.skipIf(!chromiumAvailable)(`storage in real Chromium${chromiumAvailable
     });
   });
 
+  it('a prefetch asks IndexedDB once (getAllRecords) for the keys and values under its prefix', async () => {
+    await reload();
+    expect(await step('prefetchOneRequest', 'prefetch-1')).toEqual({
+      prefetched: ['getAllRecords'],
+      values: [1, 20, 'outside'],
+      asked: ['get'],
+    });
+  });
+
   it('a read asked of a closed store is refused even where a write still finishing its commit could take it', async () => {
     await reload();
     expect(await step('rideAfterClose', 'ride-2')).toEqual({ read: { error: 'StoreClosedError' }, committed: 'ok' });

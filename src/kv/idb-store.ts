@@ -337,6 +337,15 @@ class IDBRead implements KvRead {
 
 const DELETED = Symbol('deleted');
 
+/** IDBObjectStore.getAllRecords (IndexedDB 3.0: Chromium 141+): keys and values in one request. */
+interface RecordsObjectStore extends IDBObjectStore {
+  getAllRecords(options: { query: IDBKeyRange }): IDBRequest<{ readonly key: IDBValidKey; readonly value: ReadonlyJSONValue }[]>;
+}
+
+function hasGetAllRecords(): boolean {
+  return typeof (globalThis as { IDBObjectStore?: { prototype: Partial<RecordsObjectStore> } }).IDBObjectStore?.prototype.getAllRecords === 'function';
+}
+
 class IDBWrite extends IDBRead implements KvWrite {
   readonly #pending = new Map<string, ReadonlyJSONValue | typeof DELETED>();
   /** What this transaction read, by key: a key read twice is asked of IndexedDB once. */
@@ -371,10 +380,19 @@ class IDBWrite extends IDBRead implements KvWrite {
   async prefetch(prefix: string): Promise<void> {
     this.assertOpen();
     const range = IDBKeyRange.bound(prefix, `${prefix}\uffff`);
-    const [keys, values] = await Promise.all([
-      this.request((os) => os.getAllKeys(range)),
-      this.request((os) => os.getAll(range) as IDBRequest<ReadonlyJSONValue[]>),
-    ]);
+    let keys: readonly IDBValidKey[];
+    let values: readonly ReadonlyJSONValue[];
+    if (hasGetAllRecords()) {
+      // One request for keys and values (where the platform has it), not two.
+      const records = await this.request((os) => (os as RecordsObjectStore).getAllRecords({ query: range }));
+      keys = records.map((r) => r.key);
+      values = records.map((r) => r.value);
+    } else {
+      [keys, values] = await Promise.all([
+        this.request((os) => os.getAllKeys(range)),
+        this.request((os) => os.getAll(range) as IDBRequest<ReadonlyJSONValue[]>),
+      ]);
+    }
     if (keys.length !== values.length) return;
     for (let i = 0; i < keys.length; i++) {
       const key = keys[i];
