@@ -2,6 +2,7 @@ import type { ReadonlyJSONValue } from '../protocol/json';
 import type { PatchOperation } from '../src/protocol';
 import { deepFreeze } from './json-copy';
 import { compareKeys, lowerBound } from './key-order';
+import { setOwn } from './engine/own-record';
 
 /**
  * A key's state with the version that wrote it: a value as JSON text (parsed
@@ -100,7 +101,7 @@ export class RoomData {
       const lmid = this.clientRecords.get(id)!.lastMutationID;
       const changedAt = this.mutationIDChangedAt.get(id);
       if (since !== null && changedAt !== undefined && changedAt <= since) continue;
-      if (lmid > 0) out[id] = lmid;
+      if (lmid > 0) setOwn(out, id, lmid);
     }
     return out;
   }

@@ -27,6 +27,7 @@ import type {
 import { PRESENCE_MUTATION_NAME } from '../../protocol/presence';
 import { setPresenceNatively, writePresenceChanges } from '../presence/presence-writes';
 import type { MutationGuard } from './mutation-guard';
+import { ownRecord, setOwn } from './own-record';
 import type { RoomPacer } from './pacer';
 
 export interface EngineOptions {
@@ -129,7 +130,7 @@ export class RoomEngine {
       d.setClient(c.clientID, recordOf(c));
       // Stored by another node: that binding stands, a different one made here is not written over it.
       this.unsaved.delete(c.clientID);
-      if (c.lastMutationID > 0) (changesByGroup[c.clientGroupID] ??= {})[c.clientID] = c.lastMutationID;
+      if (c.lastMutationID > 0) setOwn(ownRecord(changesByGroup, c.clientGroupID), c.clientID, c.lastMutationID);
     }
     d.version = changes.meta.version;
     if (changes.meta.tombstoneHorizon > d.tombstoneHorizon) d.dropTombstones(changes.meta.tombstoneHorizon);
@@ -141,7 +142,7 @@ export class RoomEngine {
     const changesByGroup: Record<string, Record<string, number>> = {};
     for (const group of clientGroupIDs) {
       const ids = this.data.groupMutationIDs(group);
-      if (Object.keys(ids).length > 0) changesByGroup[group] = ids;
+      if (Object.keys(ids).length > 0) setOwn(changesByGroup, group, ids);
     }
     return { version: this.data.version, patchJSON: this.data.patchJSONSince(cookie), changesByGroup };
   }
@@ -200,7 +201,7 @@ export class RoomEngine {
     const changesByGroup: Record<string, Record<string, number>> = {};
     for (const [clientID, r] of run.changed) {
       this.data.setClient(clientID, r, this.data.version);
-      (changesByGroup[r.clientGroupID] ??= {})[clientID] = r.lastMutationID;
+      setOwn(ownRecord(changesByGroup, r.clientGroupID), clientID, r.lastMutationID);
     }
     if (horizon !== undefined) this.data.dropTombstones(horizon);
     return { commit, patchJSON, changesByGroup, mutations: run.mutations, failedCount: run.failedCount, failed: run.failed };

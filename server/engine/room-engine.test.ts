@@ -1,0 +1,64 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import type { PushBody } from '../../src/protocol';
+import { conformanceMutators } from '../conformance-mutators';
+import type { StoredRoom } from '../storage/types';
+import type { MutationGuard } from './mutation-guard';
+import { RoomPacer, ThreadPace } from './pacer';
+import { RoomEngine } from './room-engine';
+
+const stored: StoredRoom = { meta: { roomID: 'r', version: 0, closed: false, tombstoneHorizon: 0, createdAt: 0 }, entries: [], clients: [] };
+const guard: MutationGuard = { run: (_place, _name, call) => call() };
+const pace = new ThreadPace({ now: () => 0, defer: (resume) => resume() }, { sliceMs: 1000, roomBudgetMs: 1000, windowMs: 1000 });
+const auth = { userID: 'u', claims: {} };
+
+function engine(): RoomEngine {
+  return new RoomEngine('r', stored, [], { mutators: conformanceMutators, maxMutationsPerPush: 100, maxTombstones: 100, maxRoomBytes: 1e6 }, guard, new RoomPacer(pace));
+}
+
+function push(clientGroupID: string, clientID: string, id: number): PushBody {
+  return { timestamp: 0, clientGroupID, mutations: [{ id, clientID, name: 'increment', args: { key: 'n', delta: 1 }, timestamp: 0 }], pushVersion: 1, schemaVersion: '1', requestID: `r${id}` };
+}
+
+afterEach(() => {
+  // What a polluted prototype would have gained: removed so one failure does not spread to other tests.
+  for (const name of ['c', 'x']) {
+    delete (Object.prototype as Record<string, unknown>)[name];
+    delete (Object as unknown as Record<string, unknown>)[name];
+    delete (Object.prototype.toString as unknown as Record<string, unknown>)[name];
+  }
+});
+
+describe('RoomEngine with ids that are also names of Object.prototype', () => {
+  it('acknowledges the clients of a group named "__proto__" under that group, without touching Object.prototype', async () => {
+    const e = engine();
+    expect(e.connect({ clientID: 'c', clientGroupID: '__proto__', userID: 'u', baseCookie: null, lmid: 0 }).ok).toBe(true);
+    const result = await e.batch({ pushes: [{ conn: 0, auth, push: push('__proto__', 'c', 1) }], timedOut: [] });
+    expect(({} as Record<string, unknown>).c).toBeUndefined();
+    expect(Object.hasOwn(result.changesByGroup, '__proto__')).toBe(true);
+    expect(result.changesByGroup['__proto__']).toEqual({ c: 1 });
+    // Catching up another connection of the group, and the recovery answer, name it too.
+    expect(e.since(0, ['__proto__']).changesByGroup).toEqual(Object.fromEntries([['__proto__', { c: 1 }]]));
+    expect(e.pull('__proto__', null).lastMutationIDChanges).toEqual({ c: 1 });
+  });
+
+  it.each(['constructor', 'toString', 'hasOwnProperty'])('acknowledges the clients of a group named %j under that group only', async (group) => {
+    const e = engine();
+    e.connect({ clientID: 'x', clientGroupID: group, userID: 'u', baseCookie: null, lmid: 0 });
+    const result = await e.batch({ pushes: [{ conn: 0, auth, push: push(group, 'x', 1) }], timedOut: [] });
+    expect(Object.hasOwn(result.changesByGroup, group)).toBe(true);
+    expect(result.changesByGroup[group]).toEqual({ x: 1 });
+    expect((Object as unknown as Record<string, unknown>).x).toBeUndefined();
+    expect((Object.prototype.toString as unknown as Record<string, unknown>).x).toBeUndefined();
+  });
+
+  it('acknowledges a client named "__proto__" by name', async () => {
+    const e = engine();
+    e.connect({ clientID: '__proto__', clientGroupID: 'g', userID: 'u', baseCookie: null, lmid: 0 });
+    const result = await e.batch({ pushes: [{ conn: 0, auth, push: push('g', '__proto__', 1) }], timedOut: [] });
+    expect(Object.hasOwn(result.changesByGroup.g!, '__proto__')).toBe(true);
+    expect(result.changesByGroup.g!['__proto__']).toBe(1);
+    expect(JSON.stringify(e.pull('g', null).lastMutationIDChanges)).toBe('{"__proto__":1}');
+    const catchUp = e.connect({ clientID: 'other', clientGroupID: 'g', userID: 'u', baseCookie: null, lmid: 0 });
+    expect(catchUp.ok && JSON.stringify(catchUp.catchUp?.lastMutationIDChanges)).toBe('{"__proto__":1}');
+  });
+});
