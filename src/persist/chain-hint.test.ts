@@ -9,6 +9,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { PersistentDagStore } from '../dag/store';
 import type { WriteTransaction } from '../db/transaction-types';
 import { IDBKvProvider } from '../kv/idb-provider';
+import { MemoryKvProvider } from '../kv/memory-provider';
 import { openClientStore } from './client-store';
 import { CHAIN_HINT_COMMITS_MAX, HINT_FIRST_READ_MAX, localStorageChainHint, readGroupChain, type ChainHint, type HintedChain } from './group-chain';
 import { MapStorage } from './chain-hint.testing';
@@ -18,8 +19,8 @@ const DATA = 'hint-data';
 const key = (i: number) => `k/${String(i).padStart(4, '0')}`;
 
 const mutators = {
-  async fill(tx: WriteTransaction, { n }: { n: number }) {
-    for (let i = 0; i < n; i++) await tx.put(key(i), { i, text: 'x'.repeat(400) });
+  async fill(tx: WriteTransaction, { n, size = 400 }: { n: number; size?: number }) {
+    for (let i = 0; i < n; i++) await tx.put(key(i), { i, text: 'x'.repeat(size) });
   },
   async put(tx: WriteTransaction, { k, value }: { k: string; value: number }) {
     await tx.put(k, value);
@@ -138,6 +139,38 @@ describe('start-up hint', () => {
     expect(await b.store.query((tx) => tx.get(key(0)))).toMatchObject({ i: 0 });
     await b.close();
   });
+
+  it("a hint naming the first read's path is read without the root's other children; the first read then reads nothing more", async () => {
+    // 10,000 × 1 KiB: three levels, a root of at most 8 children (recorded with the chain).
+    const tabs = new Tabs({ frozen: true, provider: new MemoryKvProvider('hint-path'), dataName: DATA, logName: `${DATA}:log` });
+    const writer = await tabs.open({ mutators: mutators as never });
+    await writer.client.store.mutate('fill', { n: 10_000, size: 1024 - 40 });
+    await tabs.close(writer);
+    const start = async (id: string, chain: HintedChain | undefined) => {
+      const hint = memoryHint(chain);
+      const client = await openReader(tabs, id, hint);
+      expect(await client.store.query((tx) => tx.get(key(9999)))).toMatchObject({ i: 9999 });
+      await client.firstRead;
+      await client.close();
+      return { joined: client.joined, saved: hint.saved };
+    };
+    // No hint: the top level is read with the chain; the first read reads the leaf.
+    const a = await start('a', undefined);
+    const top = a.saved[0]!.top!;
+    expect(top.length).toBeGreaterThan(1);
+    expect(a.saved[0]!.first).toHaveLength(1);
+    // A hint naming the leaf alone: the top level is not read, so the first read reads the node above the leaf too.
+    const b = await start('b', a.saved[0]);
+    expect(b.joined.preloaded.filter((c) => top.includes(c.hash))).toEqual([]);
+    const path = b.saved[0]!.first!;
+    expect(path).toHaveLength(2);
+    // The hint names the path: read with the chain, it is all the first read needs (nothing new to save).
+    const c = await start('c', b.saved[0]);
+    const preloaded = c.joined.preloaded.map((chunk) => chunk.hash);
+    expect(preloaded.filter((hash) => top.includes(hash))).toEqual(path.filter((hash) => top.includes(hash)));
+    expect(path.every((hash) => preloaded.includes(hash))).toBe(true);
+    expect(c.saved).toEqual([]);
+  }, 60_000);
 
   it("a hint's first-read chunks that are gone or are not tree nodes are not preloaded", async () => {
     const tabs = await storedStore();

@@ -80,7 +80,10 @@ async function joinIn(w: PersistentDagWrite, options: JoinOptions, started: (com
     w.prefetchMeta(CHAIN_RECORDS_PREFIX),
   ]);
   const hint = options.hint;
-  if (hint !== undefined) Promise.all([readHeadChunks(w, hint.head, hint), w.refCount(hint.head)]).catch(() => {});
+  // A hint that names the first read's nodes (the path to the key the last start read first) is read
+  // without the root's other children: the first read needs its path, not the whole top level.
+  const pathOnly = (hint?.first?.length ?? 0) > 0;
+  if (hint !== undefined) Promise.all([readHeadChunks(w, hint.head, hint, !pathOnly), w.refCount(hint.head)]).catch(() => {});
   // A node that is gone, or is not a node, is not preloaded.
   const firstReadNodes = (hint?.first ?? []).map((hash) => w.getChunk(hash, NODE_HINT).catch(() => undefined));
   const [groupIDs] = await firstRound;
@@ -118,16 +121,18 @@ async function joinIn(w: PersistentDagWrite, options: JoinOptions, started: (com
   const client = { heartbeatTimestampMs: options.now, headHash: joined.headHash, clientGroupID: joined.clientGroupID, tempRefreshHash: null };
   const chain = chains[groupIDs.indexOf(joined.clientGroupID)];
   const headChain = chain?.head === joined.headHash ? chain : undefined;
+  // The hint's path stands for the top level only where the hint was right (a stale one names other nodes).
+  const withTop = !(pathOnly && hint!.head === joined.headHash);
   const [, head] = await Promise.all([
     writeClient(w, options.clientID, client, undefined),
-    readHeadChunks(w, joined.headHash, headChain),
+    readHeadChunks(w, joined.headHash, headChain, withTop),
     // Read with the chunks: the commit reads it again (from the transaction's memory) to count the client's head.
     w.refCount(joined.headHash),
   ]);
   // The first read walks down from the root: a small top level comes in the same transaction (read with
   // the chain when the chain lists it; else now, while the transaction commits).
   const topLevel =
-    !head.withTop && head.root !== undefined && head.root.refs.length <= PRELOADED_ROOT_CHILDREN_MAX
+    withTop && !head.withTop && head.root !== undefined && head.root.refs.length <= PRELOADED_ROOT_CHILDREN_MAX
       ? Promise.all(head.root.refs.map((ref) => w.getChunk(ref, NODE_HINT)))
       : undefined;
   topLevel?.catch(() => {});
@@ -147,14 +152,16 @@ async function joinIn(w: PersistentDagWrite, options: JoinOptions, started: (com
 }
 
 /**
- * The head's chain, the root of its map and (when the chain lists them) the
- * root's children, in one round of reads (two when no chain is recorded: the
- * head, then its root). `withTop`: the root's children are among the chunks.
+ * The head's chain, the root of its map and (when the chain lists them and
+ * `top` asks for them) the root's children, in one round of reads (two when
+ * no chain is recorded: the head, then its root). `withTop`: the root's
+ * children are among the chunks.
  */
 async function readHeadChunks(
   r: PersistentDagRead,
   head: Hash,
   chain: GroupChain | undefined,
+  top = true,
 ): Promise<{ chunks: Chunk[]; root?: Chunk; withTop: boolean }> {
   if (chain === undefined) {
     const headChunk = await r.getChunk(head);
@@ -162,14 +169,14 @@ async function readHeadChunks(
     const root = await r.getChunk((headChunk.data as unknown as CommitData).valueHash, NODE_HINT);
     return root === undefined ? { chunks: [headChunk], withTop: false } : { chunks: [headChunk, root], root, withTop: false };
   }
-  const top = chain.top ?? [];
+  const children = top ? (chain.top ?? []) : [];
   // The root and its children are tree nodes: each is one read (their refs follow from their data).
   const chunks = await Promise.all([
     ...chain.commits.map((hash) => r.getChunk(hash)),
-    ...[chain.root, ...top].map((hash) => r.getChunk(hash, NODE_HINT)),
+    ...[chain.root, ...children].map((hash) => r.getChunk(hash, NODE_HINT)),
   ]);
   const root = chunks[chain.commits.length];
-  return { chunks: chunks.filter((c): c is Chunk => c !== undefined), ...(root === undefined ? {} : { root }), withTop: chain.top !== undefined };
+  return { chunks: chunks.filter((c): c is Chunk => c !== undefined), ...(root === undefined ? {} : { root }), withTop: top && chain.top !== undefined };
 }
 
 /** Whether chunk data has the shape of a tree node (`[level, entries]`). */
