@@ -14,6 +14,7 @@ import {
   entrySize,
   internalEntrySize,
   leafEntrySize,
+  lowerBound,
   nodeSize,
   nodeSizeOf,
   type Child,
@@ -46,6 +47,84 @@ export async function updateTree(load: LoadNode, root: Child, ops: readonly Op[]
   let top = nodes[0]!;
   while (top.level > 0 && top.entries.length === 1) top = await load(top.entries[0]![1] as Child);
   return childOf(top);
+}
+
+/** A node when it is at hand, without waiting; undefined when it must be loaded. */
+export type LoadNodeNow = (child: Child) => Node | undefined;
+
+/**
+ * updateTree without waiting, when every node the batch reaches is at hand
+ * (a write to recently written or cached paths: most writes). Undefined when
+ * one is not: nothing was changed (the nodes made so far are dropped), and
+ * updateTree does the work.
+ */
+export function updateTreeNow(loadNow: LoadNodeNow, root: Child, ops: readonly Op[]): Child | undefined {
+  const rootNode = loadNow(root);
+  if (rootNode === undefined) return undefined;
+  let nodes = updateNodeNow(loadNow, rootNode, ops, 0, ops.length);
+  if (nodes === undefined) return undefined;
+  if (nodes.length === 0) return emptyLeaf();
+  let level = rootNode.level;
+  while (nodes.length > 1) {
+    level++;
+    nodes = cut(
+      level,
+      nodes.map((n) => [lastKey(n), childOf(n)] as const),
+    );
+  }
+  let top: Node | undefined = nodes[0]!;
+  while (top.level > 0 && top.entries.length === 1) {
+    top = loadNow(top.entries[0]![1] as Child);
+    if (top === undefined) return undefined;
+  }
+  return childOf(top);
+}
+
+function updateNodeNow(loadNow: LoadNodeNow, node: Node, ops: readonly Op[], lo: number, hi: number): Node[] | undefined {
+  return node.level === 0 ? updateLeaf(node, ops, lo, hi) : updateInternalNow(loadNow, node, ops, lo, hi);
+}
+
+function updateInternalNow(loadNow: LoadNodeNow, node: Node, ops: readonly Op[], lo: number, hi: number): Node[] | undefined {
+  const entries = node.entries as readonly InternalEntry[];
+  const work = routeOps(entries, ops, lo, hi);
+  const replaced: Node[][] = [];
+  for (let w = 0; w < work.length; w++) {
+    const child = loadNow(entries[work[w]!.index]![1]);
+    if (child === undefined) return undefined;
+    const nodes = updateNodeNow(loadNow, child, ops, work[w]!.lo, work[w]!.hi);
+    if (nodes === undefined) return undefined;
+    replaced.push(nodes);
+  }
+  const rebuilt = replaceChildren(node, work, replaced);
+  if (rebuilt === undefined) return [node];
+  if (rebuilt.list.length === 0) return [];
+  const merged = mergeSmallChildrenNow(loadNow, node.level - 1, rebuilt.list);
+  if (merged === undefined) return undefined;
+  return cut(node.level, rebuilt.list, merged ? undefined : rebuilt.total);
+}
+
+/** mergeSmallChildren without waiting; undefined when a neighbour is not at hand (`list` is then to be dropped). */
+function mergeSmallChildrenNow(loadNow: LoadNodeNow, childLevel: number, list: InternalEntry[]): boolean | undefined {
+  let merges = false;
+  let i = 0;
+  while (i < list.length && list.length > 1) {
+    const child = list[i]![1];
+    if (!(child instanceof MemNode) || child.size >= BTREE_MIN_NODE_BYTES) {
+      i++;
+      continue;
+    }
+    merges = true;
+    const a = i + 1 < list.length ? i : i - 1;
+    const left = loadNow(list[a]![1]);
+    const right = loadNow(list[a + 1]![1]);
+    if (left === undefined || right === undefined) return undefined;
+    const entries = [...left.entries, ...right.entries];
+    if (childLevel > 0 && mergeSmallChildrenNow(loadNow, childLevel - 1, entries as InternalEntry[]) === undefined) return undefined;
+    const merged = cut(childLevel, entries);
+    list.splice(a, 2, ...merged.map((n) => [lastKey(n), childOf(n)] as const));
+    i = merged.length === 1 ? a : a + merged.length;
+  }
+  return merges;
 }
 
 function childOf(node: Node): Child {
@@ -127,13 +206,20 @@ function appendRange(out: Entry[], from: readonly Entry[], start: number, end: n
   return out;
 }
 
-async function updateInternal(load: LoadNode, node: Node, ops: readonly Op[], lo: number, hi: number): Promise<Node[]> {
-  const entries = node.entries as readonly InternalEntry[];
+/** Which ops go to which child: keys up to its max key; past the last max key, the last child. */
+interface Work {
+  readonly index: number;
+  readonly lo: number;
+  readonly hi: number;
+}
+
+function routeOps(entries: readonly InternalEntry[], ops: readonly Op[], lo: number, hi: number): Work[] {
   const last = entries.length - 1;
-  // Which ops go to which child: keys up to its max key; past the last max key, the last child.
-  const work: { index: number; lo: number; hi: number }[] = [];
+  const work: Work[] = [];
   let j = lo;
-  for (let c = 0; c <= last && j < hi; c++) {
+  // The first child that takes an op, by binary search: a put past a wide node's last keys compares with a few keys, not all.
+  const first = lo < hi ? Math.min(last, lowerBound(entries, ops[lo]![0], compareUTF8)) : 0;
+  for (let c = first; c <= last && j < hi; c++) {
     let k = j;
     if (c === last) k = hi;
     else {
@@ -144,12 +230,13 @@ async function updateInternal(load: LoadNode, node: Node, ops: readonly Op[], lo
     work.push({ index: c, lo: j, hi: k });
     j = k;
   }
-  // One child changed (most writes): no closure and no promise per child.
-  const replaced =
-    work.length === 1
-      ? [await updateNode(load, await load(entries[work[0]!.index]![1]), ops, work[0]!.lo, work[0]!.hi)]
-      : await Promise.all(work.map(async (w) => updateNode(load, await load(entries[w.index]![1]), ops, w.lo, w.hi)));
+  return work;
+}
 
+/** The node's entries with the routed children replaced by the nodes that replace them, and their size; undefined when none changed. */
+function replaceChildren(node: Node, work: readonly Work[], replaced: readonly (readonly Node[])[]): { list: InternalEntry[]; total: number } | undefined {
+  const entries = node.entries as readonly InternalEntry[];
+  const last = entries.length - 1;
   let changed = false;
   let total = nodeSize(node);
   const list: InternalEntry[] = [];
@@ -169,11 +256,24 @@ async function updateInternal(load: LoadNode, node: Node, ops: readonly Op[], lo
       list.push(entry);
     }
   }
-  if (!changed) return [node];
+  if (!changed) return undefined;
   while (copied <= last) list.push(entries[copied++]!);
-  if (list.length === 0) return [];
-  const merged = await mergeSmallChildren(load, node.level - 1, list);
-  return cut(node.level, list, merged ? undefined : total);
+  return { list, total };
+}
+
+async function updateInternal(load: LoadNode, node: Node, ops: readonly Op[], lo: number, hi: number): Promise<Node[]> {
+  const entries = node.entries as readonly InternalEntry[];
+  const work = routeOps(entries, ops, lo, hi);
+  // One child changed (most writes): no closure and no promise per child.
+  const replaced =
+    work.length === 1
+      ? [await updateNode(load, await load(entries[work[0]!.index]![1]), ops, work[0]!.lo, work[0]!.hi)]
+      : await Promise.all(work.map(async (w) => updateNode(load, await load(entries[w.index]![1]), ops, w.lo, w.hi)));
+  const rebuilt = replaceChildren(node, work, replaced);
+  if (rebuilt === undefined) return [node];
+  if (rebuilt.list.length === 0) return [];
+  const merged = await mergeSmallChildren(load, node.level - 1, rebuilt.list);
+  return cut(node.level, rebuilt.list, merged ? undefined : rebuilt.total);
 }
 
 /** Merges every changed child under the minimum size with a neighbour. Edits `list` in place; says whether it did. */

@@ -10,12 +10,20 @@ import type { DagWrite, Hash } from '../dag/types';
 import { compareUTF8 } from './compare';
 import { MemNode, chunkData, emptyLeaf, rememberWrittenNode, type InternalEntry } from './node';
 import { BTreeRead } from './reader';
-import { DELETED, updateTree, type Op } from './tree-update';
+import { DELETED, updateTree, updateTreeNow, type Op } from './tree-update';
 import { NOT_AT_HAND, type BTreeWriter } from './types';
 
 type Pending = Map<string, ReadonlyJSONValue | typeof DELETED>;
 
 const byKey = (a: Op, b: Op): number => compareUTF8(a[0], b[0]);
+
+/** A batch as ops in key order (gathered through forEach: no iterator step per key while code is cold). */
+function sortedOps(batch: Pending): Op[] {
+  const ops: Op[] = [];
+  batch.forEach((value, key) => ops.push([key, value]));
+  if (ops.length > 1) ops.sort(byKey);
+  return ops;
+}
 
 export class BTreeWrite extends BTreeRead implements BTreeWriter {
   readonly #dag: DagWrite;
@@ -77,24 +85,40 @@ export class BTreeWrite extends BTreeRead implements BTreeWriter {
   }
 
   async #flushNow(): Promise<Hash> {
-    await this.settle();
+    if (!this.#settleNow()) await this.settle();
     const root = this.root;
     if (typeof root === 'string') return root;
-    const hash = await this.#write(root);
+    const puts: Promise<void>[] = [];
+    const hash = this.#write(root, puts);
+    await (puts.length === 1 ? puts[0] : Promise.all(puts));
     if (this.root === root) this.setRoot(hash);
     return hash;
+  }
+
+  /** Applies the buffered writes at once when nothing is settling and every node they reach is at hand; says whether the tree is settled. */
+  #settleNow(): boolean {
+    if (this.#settling !== undefined) return false;
+    if (this.#pending.size === 0) return true;
+    const root = updateTreeNow((c) => this.loadNow(c), this.root, sortedOps(this.#pending));
+    if (root === undefined) return false;
+    this.#pending = new Map();
+    this.setRoot(root);
+    return true;
   }
 
   protected override async settle(): Promise<void> {
     while (this.#settling !== undefined) await this.#settling;
     if (this.#pending.size === 0) return;
     const batch = this.#pending;
+    const ops = sortedOps(batch);
+    // Every node the batch reaches at hand (most writes): applied at once, nothing to wait for.
+    const now = updateTreeNow((c) => this.loadNow(c), this.root, ops);
     this.#pending = new Map();
+    if (now !== undefined) {
+      this.setRoot(now);
+      return;
+    }
     this.#applying = batch;
-    // Gathered through forEach: no iterator step per key while code is cold.
-    const ops: Op[] = [];
-    batch.forEach((value, key) => ops.push([key, value]));
-    ops.sort(byKey);
     this.#settling = (async () => {
       try {
         this.setRoot(await updateTree((c) => this.load(c), this.root, ops));
@@ -106,7 +130,12 @@ export class BTreeWrite extends BTreeRead implements BTreeWriter {
     await this.#settling;
   }
 
-  async #write(node: MemNode): Promise<Hash> {
+  /**
+   * Writes `node` and its unwritten descendants as chunks, children first,
+   * in one synchronous walk: the puts are only awaited together (`puts`), so
+   * a path of a few nodes costs no promise per node.
+   */
+  #write(node: MemNode, puts: Promise<void>[]): Hash {
     const entries = node.entries;
     const refs: Hash[] = [];
     if (node.level > 0) {
@@ -121,13 +150,13 @@ export class BTreeWrite extends BTreeRead implements BTreeWriter {
           refs.push(c);
           continue;
         }
-        const hash = await this.#write(c);
+        const hash = this.#write(c, puts);
         refs.push(hash);
         internal[i] = [entry[0], hash];
       }
     }
     const chunk = this.#dag.createChunk(chunkData(node.level, entries), refs);
-    await this.#dag.putChunk(chunk);
+    puts.push(this.#dag.putChunk(chunk));
     rememberWrittenNode(chunk, node.level, entries, node.size);
     return chunk.hash;
   }

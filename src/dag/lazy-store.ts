@@ -338,13 +338,13 @@ export class LazyDagStore implements DagStore {
     return false;
   }
 
-  /** @internal Applies a write's chunks, head moves and dropped refs; runs under the write lock. */
-  async applyCommit(
+  /** @internal Applies a write's chunks, head moves and dropped refs (synchronously); runs under the write lock. */
+  applyCommit(
     newChunks: ReadonlyMap<Hash, Chunk>,
     heads: ReadonlyMap<string, Hash | undefined>,
     oldHeads: ReadonlyMap<string, Hash | undefined>,
     keptRefs: ReadonlyMap<Hash, readonly Hash[]> = new Map(),
-  ): Promise<void> {
+  ): void {
     // (forEach and indexed loops, no for-of: while a page's code is cold, each step of an iterator and
     // each destructured pair is an object, and this runs at every commit.)
     const deltas = new Map<Hash, number>();
@@ -570,7 +570,7 @@ class LazyDagWrite extends LazyDagRead implements DagWrite {
   async commit(): Promise<void> {
     this.assertOpen();
     try {
-      await this.store.applyCommit(this.#newChunks, this.#heads, this.#oldHeads, this.#keptRefs);
+      this.store.applyCommit(this.#newChunks, this.#heads, this.#oldHeads, this.#keptRefs);
     } finally {
       this.release();
     }
@@ -578,7 +578,11 @@ class LazyDagWrite extends LazyDagRead implements DagWrite {
 
   async #moveHead(name: string, hash: Hash | undefined): Promise<void> {
     this.assertOpen();
-    if (!this.#oldHeads.has(name)) this.#oldHeads.set(name, await super.getHead(name));
+    if (!this.#oldHeads.has(name)) {
+      // A head known in memory (every head after its first read) is taken without a wait.
+      const known = this.store.knownHead(name);
+      this.#oldHeads.set(name, known.known ? known.hash : await super.getHead(name));
+    }
     this.#heads.set(name, hash);
   }
 }
