@@ -26,7 +26,7 @@ import { runMutation, type MutationInput } from './mutation-runner';
 import { ReadTransactionImpl } from './read-transaction';
 import type { ReadRecord } from './read-record';
 import { encodeIndexKey } from './index-key';
-import { ensureIndexes } from './reindex';
+import { ensureIndexes, indexesMatch } from './reindex';
 import type { KeyCompare } from './scan-options';
 import { makeStoreChange } from './store-change';
 import { Subscriptions, type StoreChange, type SubscribeOptions } from './subscriptions';
@@ -129,6 +129,16 @@ export class Database {
   }
 
   private async init(): Promise<void> {
+    // A stored head built with these indexes (every open but a store's first and a change of indexes) is
+    // only read: no write of nothing for the first read to wait for.
+    const adopted = await this.dag.withRead(async (dag) => {
+      const head = await readHeadCommit(dag, this.headName);
+      if (head === undefined || !indexesMatch(head.data, this.ctx)) return false;
+      const { snapshot, locals } = await readChain(dag, head);
+      this.adoptHead(head, snapshot, locals);
+      return true;
+    });
+    if (adopted) return;
     const head = await this.dag.withWrite(async (dag) => {
       let head = await readHeadCommit(dag, this.headName);
       if (head === undefined) head = await this.writeGenesis(dag);

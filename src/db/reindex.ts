@@ -14,7 +14,8 @@ import { indexKeysFor, sameIndexDefinition, type CompiledIndex } from './index-d
 import { replayInputOf, replayMutations } from './mutation-runner';
 import type { MutatorDefs } from './transaction-types';
 
-function indexesMatch(data: CommitData, ctx: DbContext): boolean {
+/** Whether a commit's index maps were built with the definitions of `ctx` (none to add, drop or rebuild). */
+export function indexesMatch(data: CommitData, ctx: DbContext): boolean {
   if (data.indexes.length !== ctx.indexes.length) return false;
   return ctx.indexes.every((ix) => {
     const rec = data.indexes.find((r) => r.name === ix.name);

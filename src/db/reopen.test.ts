@@ -1,5 +1,6 @@
 import 'fake-indexeddb/auto';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
+import { LazyDagStore } from '../dag/lazy-store';
 import { createStore } from './store';
 import { basicMutators, ManualTimers, RecordingLogger } from './test-helpers';
 
@@ -41,6 +42,26 @@ describe('persistence on IndexedDB (fake-indexeddb)', () => {
     await b.applyServerUpdate({ baseCookie: 7, cookie: 8, lastMutationIDChanges: { c1: 2 }, patch: [{ op: 'put', key: 's', value: 0 }, { op: 'put', key: 'y', value: 2 }] });
     expect(await b.query((tx) => tx.scan().keys().toArray())).toEqual(['s', 'x', 'y', 'z']);
     await b.close();
+  });
+
+  it('opening a stored head built with the same indexes only reads (no write); other indexes rebuild it', async () => {
+    const a = await open('reopen-read-only', 'c1', { byN: { jsonPointer: '/n' } });
+    await a.mutate('put', { key: 'x', value: { n: 'one' } });
+    await a.close();
+    const writes = vi.spyOn(LazyDagStore.prototype, 'write');
+    try {
+      const b = await open('reopen-read-only', 'c1', { byN: { jsonPointer: '/n' } });
+      expect(writes).not.toHaveBeenCalled();
+      expect(await b.query((tx) => tx.scan({ indexName: 'byN' }).keys().toArray())).toEqual([['one', 'x']]);
+      expect(b.pendingMutations().map((m) => m.id)).toEqual([1]);
+      await b.close();
+      const c = await open('reopen-read-only', 'c1', { byKey: { jsonPointer: '/n', prefix: 'x' } });
+      expect(writes).toHaveBeenCalled();
+      expect(await c.query((tx) => tx.scan({ indexName: 'byKey' }).keys().toArray())).toEqual([['one', 'x']]);
+      await c.close();
+    } finally {
+      writes.mockRestore();
+    }
   });
 
   it('a new client of the same store sees the data and the other client\'s pending mutations', async () => {
