@@ -140,7 +140,7 @@ describe('start-up hint', () => {
     await b.close();
   });
 
-  it("a hint naming the first read's path is read without the root's other children; the first read then reads nothing more", async () => {
+  it("a hint whose first-read path goes through a child of the root is read without the root's other children; the first read then reads nothing more", async () => {
     // 10,000 × 1 KiB: three levels, a root of at most 8 children (recorded with the chain).
     const tabs = new Tabs({ frozen: true, provider: new MemoryKvProvider('hint-path'), dataName: DATA, logName: `${DATA}:log` });
     const writer = await tabs.open({ mutators: mutators as never });
@@ -152,24 +152,33 @@ describe('start-up hint', () => {
       expect(await client.store.query((tx) => tx.get(key(9999)))).toMatchObject({ i: 9999 });
       await client.firstRead;
       await client.close();
-      return { joined: client.joined, saved: hint.saved };
+      return { preloaded: client.joined.preloaded.map((c) => c.hash), saved: hint.saved };
     };
     // No hint: the top level is read with the chain; the first read reads the leaf.
     const a = await start('a', undefined);
     const top = a.saved[0]!.top!;
     expect(top.length).toBeGreaterThan(1);
-    expect(a.saved[0]!.first).toHaveLength(1);
-    // A hint naming the leaf alone: the top level is not read, so the first read reads the node above the leaf too.
+    const [leaf] = a.saved[0]!.first!;
+    expect(a.saved[0]!.first).toEqual([leaf]);
+    // A hint naming the leaf alone: the top level is read, and the hint keeps the leaf's parent in it too.
     const b = await start('b', a.saved[0]);
-    expect(b.joined.preloaded.filter((c) => top.includes(c.hash))).toEqual([]);
+    expect(top.every((hash) => b.preloaded.includes(hash))).toBe(true);
     const path = b.saved[0]!.first!;
     expect(path).toHaveLength(2);
-    // The hint names the path: read with the chain, it is all the first read needs (nothing new to save).
+    expect(path.filter((hash) => top.includes(hash))).toHaveLength(1);
+    expect(path).toContain(leaf);
+    // A hint whose path goes through the top level: the path alone is read, all the first read needs (nothing new to save).
     const c = await start('c', b.saved[0]);
-    const preloaded = c.joined.preloaded.map((chunk) => chunk.hash);
-    expect(preloaded.filter((hash) => top.includes(hash))).toEqual(path.filter((hash) => top.includes(hash)));
-    expect(path.every((hash) => preloaded.includes(hash))).toBe(true);
+    expect(c.preloaded.filter((hash) => top.includes(hash))).toEqual(path.filter((hash) => top.includes(hash)));
+    expect(path.every((hash) => c.preloaded.includes(hash))).toBe(true);
     expect(c.saved).toEqual([]);
+    // After a change under that child the stored chain lists another top level: it is read whole again.
+    const changer = await tabs.open({ mutators: mutators as never });
+    await changer.client.store.mutate('put', { k: key(9998), value: 1 });
+    await tabs.close(changer);
+    const changed = await storedChain(tabs, changer.client.clientGroupID);
+    const d = await start('d', { ...changed!, first: path });
+    expect(changed!.top!.every((hash) => d.preloaded.includes(hash))).toBe(true);
   }, 60_000);
 
   it("a hint's first-read chunks that are gone or are not tree nodes are not preloaded", async () => {

@@ -80,10 +80,10 @@ async function joinIn(w: PersistentDagWrite, options: JoinOptions, started: (com
     w.prefetchMeta(CHAIN_RECORDS_PREFIX),
   ]);
   const hint = options.hint;
-  // A hint that names the first read's nodes (the path to the key the last start read first) is read
-  // without the root's other children: the first read needs its path, not the whole top level.
-  const pathOnly = (hint?.first?.length ?? 0) > 0;
-  if (hint !== undefined) Promise.all([readHeadChunks(w, hint.head, hint, !pathOnly), w.refCount(hint.head)]).catch(() => {});
+  // A hint whose first-read nodes go through one of the root's children (the path to the key the last
+  // start read first) is read without the root's other children: the first read needs its path, not the
+  // whole top level.
+  if (hint !== undefined) Promise.all([readHeadChunks(w, hint.head, hint, !pathThroughTop(hint, hint)), w.refCount(hint.head)]).catch(() => {});
   // A node that is gone, or is not a node, is not preloaded.
   const firstReadNodes = (hint?.first ?? []).map((hash) => w.getChunk(hash, NODE_HINT).catch(() => undefined));
   const [groupIDs] = await firstRound;
@@ -121,8 +121,9 @@ async function joinIn(w: PersistentDagWrite, options: JoinOptions, started: (com
   const client = { heartbeatTimestampMs: options.now, headHash: joined.headHash, clientGroupID: joined.clientGroupID, tempRefreshHash: null };
   const chain = chains[groupIDs.indexOf(joined.clientGroupID)];
   const headChain = chain?.head === joined.headHash ? chain : undefined;
-  // The hint's path stands for the top level only where the hint was right (a stale one names other nodes).
-  const withTop = !(pathOnly && hint!.head === joined.headHash);
+  // The hint's path stands for the top level only where it goes through the head's own top level (after a
+  // change under the root, the stored chain lists other children than the hint's path).
+  const withTop = !pathThroughTop(hint, headChain);
   const [, head] = await Promise.all([
     writeClient(w, options.clientID, client, undefined),
     readHeadChunks(w, joined.headHash, headChain, withTop),
@@ -143,12 +144,29 @@ async function joinIn(w: PersistentDagWrite, options: JoinOptions, started: (com
   const preloaded = new Set([...head.chunks, ...children].map((c) => c.hash));
   // Only tree nodes (a commit read as one would lose its refs), and none preloaded already.
   const firstRead = (await Promise.all(firstReadNodes)).filter((c): c is Chunk => c !== undefined && isNodeData(c.data) && !preloaded.has(c.hash));
+  // With the top level read, the hint keeps the root's child above the nodes found too: the next start
+  // then reads that path alone.
+  const found = new Set(firstRead.map((c) => c.hash));
+  const above = withTop ? [...head.chunks, ...children].filter((c) => c !== head.root && isNodeData(c.data) && childHashes(c.data).some((h) => typeof h === 'string' && found.has(h))) : [];
+  const firstFound = [...above, ...firstRead].map((c) => c.hash);
   return {
     ...joined,
     preloaded: [...head.chunks, ...children, ...firstRead],
     ...(headChain === undefined ? {} : { chain: headChain }),
-    ...(firstRead.length === 0 ? {} : { firstFound: firstRead.map((c) => c.hash) }),
+    ...(firstFound.length === 0 ? {} : { firstFound }),
   };
+}
+
+/** Whether the hint's first-read nodes go through a child of the root `chain` lists (its top level). */
+function pathThroughTop(hint: HintedChain | undefined, chain: GroupChain | undefined): boolean {
+  const top = chain?.top;
+  return hint?.first !== undefined && top !== undefined && hint.first.some((hash) => top.includes(hash));
+}
+
+/** The child hashes of an internal node's data (none for a leaf). */
+function childHashes(data: unknown): unknown[] {
+  const [level, entries] = data as [number, unknown[][]];
+  return level === 0 ? [] : entries.map((e) => e[1]);
 }
 
 /**
