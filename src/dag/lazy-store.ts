@@ -525,6 +525,8 @@ class LazyDagRead implements DagRead {
   }
 }
 
+const PUT: Promise<void> = Promise.resolve();
+
 class LazyDagWrite extends LazyDagRead implements DagWrite {
   readonly #newChunks = new Map<Hash, Chunk>();
   readonly #keptRefs = new Map<Hash, readonly Hash[]>();
@@ -536,9 +538,15 @@ class LazyDagWrite extends LazyDagRead implements DagWrite {
     return { hash: this.store.createHash(), data, refs };
   }
 
-  async putChunk(chunk: Chunk): Promise<void> {
-    this.assertOpen();
+  /** Not an async function: a put answers a promise resolved already, made once (a commit puts a few chunks). */
+  putChunk(chunk: Chunk): Promise<void> {
+    try {
+      this.assertOpen();
+    } catch (e) {
+      return Promise.reject(e);
+    }
     this.#newChunks.set(chunk.hash, chunk);
+    return PUT;
   }
 
   override peekChunk(hash: Hash): Chunk | undefined {
@@ -554,12 +562,12 @@ class LazyDagWrite extends LazyDagRead implements DagWrite {
     return super.getHead(name);
   }
 
-  async setHead(name: string, hash: Hash): Promise<void> {
-    await this.#moveHead(name, hash);
+  setHead(name: string, hash: Hash): Promise<void> {
+    return this.#moveHead(name, hash);
   }
 
-  async removeHead(name: string): Promise<void> {
-    await this.#moveHead(name, undefined);
+  removeHead(name: string): Promise<void> {
+    return this.#moveHead(name, undefined);
   }
 
   keepOnlyRefs(hash: Hash, refs: readonly Hash[]): void {
@@ -576,13 +584,26 @@ class LazyDagWrite extends LazyDagRead implements DagWrite {
     }
   }
 
-  async #moveHead(name: string, hash: Hash | undefined): Promise<void> {
-    this.assertOpen();
-    if (!this.#oldHeads.has(name)) {
-      // A head known in memory (every head after its first read) is taken without a wait.
-      const known = this.store.knownHead(name);
-      this.#oldHeads.set(name, known.known ? known.hash : await super.getHead(name));
+  /** Not an async function: a head known in memory (every head after its first read) is moved without a wait. */
+  #moveHead(name: string, hash: Hash | undefined): Promise<void> {
+    try {
+      this.assertOpen();
+    } catch (e) {
+      return Promise.reject(e);
     }
-    this.#heads.set(name, hash);
+    if (this.#oldHeads.has(name)) {
+      this.#heads.set(name, hash);
+      return PUT;
+    }
+    const known = this.store.knownHead(name);
+    if (known.known) {
+      this.#oldHeads.set(name, known.hash);
+      this.#heads.set(name, hash);
+      return PUT;
+    }
+    return super.getHead(name).then((old) => {
+      if (!this.#oldHeads.has(name)) this.#oldHeads.set(name, old);
+      this.#heads.set(name, hash);
+    });
   }
 }

@@ -2,9 +2,12 @@ import type { BTreeReader, BTreeWriter } from '../btree/types';
 import type { Hash } from '../dag/types';
 import { UnknownIndexError } from './errors';
 
+const NONE: ReadonlyMap<string, never> = new Map<string, never>();
+
 /** Lazily opened trees of one commit: the primary map and its index maps. */
 export class MapReaders<R extends BTreeReader = BTreeReader> {
-  private readonly opened = new Map<string, R>();
+  /** Made at the first index opened: most transactions (every one without indexes) open none. */
+  private opened: Map<string, R> | undefined;
 
   constructor(
     readonly primary: R,
@@ -13,19 +16,19 @@ export class MapReaders<R extends BTreeReader = BTreeReader> {
   ) {}
 
   index(name: string): R {
-    let r = this.opened.get(name);
+    let r = this.opened?.get(name);
     if (r === undefined) {
       const root = this.indexRoots.get(name);
       if (root === undefined) throw new UnknownIndexError(name);
       r = this.open(root);
-      this.opened.set(name, r);
+      (this.opened ??= new Map()).set(name, r);
     }
     return r;
   }
 
   /** The index trees opened so far, by name. */
   openedIndexes(): ReadonlyMap<string, R> {
-    return this.opened;
+    return this.opened ?? NONE;
   }
 }
 

@@ -55,10 +55,13 @@ export interface MutationOutcome {
   readonly result: unknown;
 }
 
+const NO_INDEX_ROOTS: ReadonlyMap<string, Hash> = new Map();
+
 /** Opens writers on a commit's trees, index trees on first use. */
 export function openWriters(dag: DagWrite, data: CommitData, ctx: DbContext): MapReaders<BTreeWriter> {
-  const roots = new Map<string, Hash>();
-  for (const ix of data.indexes) roots.set(ix.name, ix.valueHash);
+  // No indexes (most stores): one empty map for every commit.
+  const roots = data.indexes.length === 0 ? NO_INDEX_ROOTS : new Map<string, Hash>();
+  for (const ix of data.indexes) (roots as Map<string, Hash>).set(ix.name, ix.valueHash);
   return new MapReaders(ctx.writeTree(dag, data.valueHash), roots, (root) => ctx.writeTree(dag, root));
 }
 
