@@ -24,7 +24,7 @@ import type { KvStore } from '../kv/types';
 import type { PendingMutation } from '../sync/server-update';
 import { DurableMutations, type DurabilityLogger } from './durable-mutations';
 import { HINT_FIRST_READ_MAX, sameChain, type ChainHint, type GroupChain, type HintedChain } from './group-chain';
-import { startJoiningClientGroup, type Joined } from './join-group';
+import { firstReadPath, startJoiningClientGroup, type Joined } from './join-group';
 import { readLogs } from './mutation-log';
 import { TabSync, type SyncResult } from './tab-sync';
 
@@ -231,7 +231,7 @@ export async function openClientStore(o: ClientStoreOptions): Promise<ClientStor
   const withFirst = (chain: GroupChain | undefined): HintedChain | undefined => (chain === undefined || first.length === 0 ? chain : { ...chain, first });
   if (hint !== undefined) {
     void db.firstRead.then(() => {
-      first = [...new Set([...(firstReadNodes ?? []), ...(joined.firstFound ?? [])])].slice(0, HINT_FIRST_READ_MAX);
+      first = [...new Set(firstReadPath([...(firstReadNodes ?? []), ...(joined.firstFound ?? [])], joined))].slice(0, HINT_FIRST_READ_MAX);
       firstReadNodes = undefined;
       const next = withFirst(chain);
       if (!sameChain(hint.chain, next)) hint.save(next);

@@ -144,17 +144,25 @@ async function joinIn(w: PersistentDagWrite, options: JoinOptions, started: (com
   const preloaded = new Set([...head.chunks, ...children].map((c) => c.hash));
   // Only tree nodes (a commit read as one would lose its refs), and none preloaded already.
   const firstRead = (await Promise.all(firstReadNodes)).filter((c): c is Chunk => c !== undefined && isNodeData(c.data) && !preloaded.has(c.hash));
-  // With the top level read, the hint keeps the root's child above the nodes found too: the next start
-  // then reads that path alone.
-  const found = new Set(firstRead.map((c) => c.hash));
-  const above = withTop ? [...head.chunks, ...children].filter((c) => c !== head.root && isNodeData(c.data) && childHashes(c.data).some((h) => typeof h === 'string' && found.has(h))) : [];
-  const firstFound = [...above, ...firstRead].map((c) => c.hash);
   return {
     ...joined,
     preloaded: [...head.chunks, ...children, ...firstRead],
     ...(headChain === undefined ? {} : { chain: headChain }),
-    ...(firstFound.length === 0 ? {} : { firstFound }),
+    ...(firstRead.length === 0 ? {} : { firstFound: firstRead.map((c) => c.hash) }),
   };
+}
+
+/**
+ * A first read's nodes with the root's children above them (preloaded with
+ * the top level, so the first read did not read them): kept in the hint, they
+ * let the next start read that path alone (see pathThroughTop).
+ */
+export function firstReadPath(nodes: readonly Hash[], joined: Joined): Hash[] {
+  const top = joined.chain?.top;
+  if (top === undefined || nodes.length === 0) return [...nodes];
+  const below = new Set(nodes);
+  const above = joined.preloaded.filter((c) => top.includes(c.hash) && !below.has(c.hash) && childHashes(c.data).some((h) => below.has(h as Hash)));
+  return [...above.map((c) => c.hash), ...nodes];
 }
 
 /** Whether the hint's first-read nodes go through a child of the root `chain` lists (its top level). */
@@ -163,8 +171,9 @@ function pathThroughTop(hint: HintedChain | undefined, chain: GroupChain | undef
   return hint?.first !== undefined && top !== undefined && hint.first.some((hash) => top.includes(hash));
 }
 
-/** The child hashes of an internal node's data (none for a leaf). */
+/** The child hashes of an internal node's data (none for a leaf or what is no node). */
 function childHashes(data: unknown): unknown[] {
+  if (!isNodeData(data)) return [];
   const [level, entries] = data as [number, unknown[][]];
   return level === 0 ? [] : entries.map((e) => e[1]);
 }
