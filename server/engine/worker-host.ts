@@ -18,6 +18,7 @@ import {
   type RoomStats,
 } from './engine-types';
 import { HotLoop } from './hot-loop';
+import { SpareCoreWatch } from './spare-cpu';
 import { Outbox } from './outbox';
 import { BOARD_MUTATION, BOARD_PUSH, BOARD_ROOM, BOARD_RUNNING, BOARD_SEQ, BOARD_SLOTS } from './mutation-guard';
 import { WAKE, WAKE_WINDOW_MS, wireBatch, type WorkerRequest, type WorkerResponse, type WorkerSetup } from './worker-protocol';
@@ -34,6 +35,8 @@ export interface WorkerHostOptions extends Omit<WorkerSetup, 'board'> {
   readonly timers: Timers;
   readonly logger: Logger;
   readonly counters: ServerCounters;
+  /** Whether the machine has a core to spare (threads then wait for each other's messages turning); default: SpareCoreWatch. */
+  readonly hasSpareCore?: () => boolean;
 }
 
 interface Pending {
@@ -101,8 +104,15 @@ export class WorkerEngineHost implements EngineHost {
   private closing = false;
   /** Turns while answers are due, so they are taken without waking this thread. */
   private readonly answers = new HotLoop();
+  private readonly spareCoreWatch: SpareCoreWatch | undefined;
+  private readonly hasSpareCore: () => boolean;
 
   constructor(private readonly options: WorkerHostOptions) {
+    if (options.hasSpareCore === undefined) {
+      const watch = new SpareCoreWatch();
+      this.spareCoreWatch = watch;
+      this.hasSpareCore = () => watch.hasSpareCore;
+    } else this.hasSpareCore = options.hasSpareCore;
     for (let i = 0; i < Math.max(1, options.workers); i++) this.slots.push(this.newSlot());
   }
 
@@ -168,10 +178,10 @@ export class WorkerEngineHost implements EngineHost {
     return this.call(roomID, { op: 'stats', roomID });
   }
 
-  /** Wakes the room's worker ahead of a push while the push is decoded and queued, when it has nothing to do. */
+  /** Wakes the room's worker ahead of a push while the push is decoded and queued, when it has nothing to do and the machine a core to spare. */
   prewake(roomID: string): void {
     const slot = this.roomSlots.get(roomID);
-    if (slot === undefined || slot.stopped || !slot.started || slot.pending.size > 0) return;
+    if (slot === undefined || slot.stopped || !slot.started || slot.pending.size > 0 || !this.hasSpareCore()) return;
     const now = performance.now();
     if (now - slot.wokenAt < WAKE_WINDOW_MS) return;
     slot.wokenAt = now;
@@ -180,6 +190,7 @@ export class WorkerEngineHost implements EngineHost {
 
   async shutdown(): Promise<void> {
     this.closing = true;
+    this.spareCoreWatch?.stop();
     this.options.timers.clearTimeout(this.watchdog);
     await Promise.all(this.slots.map((s) => ((s.stopped = true), s.worker.terminate())));
   }
@@ -197,7 +208,7 @@ export class WorkerEngineHost implements EngineHost {
       slot.pending.set(id, { roomID, op: request.op, resolve, reject });
       slot.outbox.send({ ...request, id } as WorkerRequest);
       slot.wokenAt = Number.NEGATIVE_INFINITY;
-      this.answers.keep(ANSWER_WINDOW_MS);
+      if (this.hasSpareCore()) this.answers.keep(ANSWER_WINDOW_MS);
       this.armWatchdog();
     });
   }
@@ -268,7 +279,7 @@ export class WorkerEngineHost implements EngineHost {
   }
 
   private newSlot(): Slot {
-    const { workers: _w, mutatorTimeoutMs: _t, timers: _timers, logger: _l, counters: _c, ...setup } = this.options;
+    const { workers: _w, mutatorTimeoutMs: _t, timers: _timers, logger: _l, counters: _c, hasSpareCore: _s, ...setup } = this.options;
     return new Slot(setup, this.onMessage, this.onDeath);
   }
 }
