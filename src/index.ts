@@ -61,7 +61,7 @@ export type {
 export type { SubscribeOptions } from './db/subscriptions';
 export type { WatchCallback, WatchDiff, WatchDiffOp, WatchOptions } from './db/watch';
 export type { IndexDefinition, IndexDefinitions } from './db/index-definition';
-export { MemoryStore } from './kv/memory-store';
+export { MemoryStore } from './kv/memory-kit';
 export { PRESENCE_KEY_PREFIX, PRESENCE_MUTATION_NAME, PRESENCE_STATE_MAX_BYTES, RESERVED_KEY_PREFIX } from '../protocol/presence';
 export { PresenceStateError, ReservedMutatorNameError, type PresenceStateProblem } from './presence/errors';
 export type { PresenceEntry } from './presence/presence-entry';

@@ -11,12 +11,14 @@ import { OUR_CAPABILITIES, parseCapabilities, type Capability } from './capabili
 import { loadOtherStores } from '../../src/persist/store-kit';
 import { loadTabMerge } from '../../src/persist/tab-sync';
 import { loadPresenceCode } from '../../src/presence/reflect-presence';
+import { loadMemoryKv } from '../../src/kv/memory-kit';
 
-// Our client loads some of its code with import() when it first needs it (mutation recovery, presence, the tab merge),
-// once per page. Run from the sources, that load goes through a module loader's channel that a settle cannot watch (tsx's
-// hooks thread, vitest's module runner), so a scenario could move the fake clock on before the code is there: ours is
-// loaded up front, through the loaders the client itself uses. (The packaged client reads a file, which a settle waits for.)
-await Promise.all([loadOtherStores(), loadTabMerge(), loadPresenceCode()]);
+// Our client loads some of its code with import() when it first needs it (mutation recovery, presence, the tab merge, the
+// memory stores), once per page. Run from the sources, that load goes through a module loader's channel that a settle
+// cannot watch (tsx's hooks thread, vitest's module runner), so a scenario could move the fake clock on before the code is
+// there: ours is loaded up front, through the loaders the client itself uses. (The packaged client reads a file, which a
+// settle waits for.)
+await Promise.all([loadOtherStores(), loadTabMerge(), loadPresenceCode(), loadMemoryKv()]);
 
 export { conformanceMutators };
 export type { ConformanceMutators };

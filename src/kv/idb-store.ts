@@ -26,7 +26,7 @@
 import { unwrap, wrap } from 'idb';
 import type { ReadonlyJSONValue } from '../../protocol/json';
 import { StoreClosedError, StoreConflictError, TransactionClosedError, assertStoreName } from './errors';
-import { MemoryStore } from './memory-store';
+import { loadMemoryKv } from './memory-kit';
 import { RWLock, type Unlock } from './rw-lock';
 import type { KvLogger, KvRead, KvStore, KvWrite } from './types';
 
@@ -474,6 +474,6 @@ export async function openStore(name: string, options: OpenStoreOptions = {}): P
     return await IDBStore.open(name, factory);
   } catch (e) {
     logger.warn(`Could not open IndexedDB database "${name}"; falling back to an in-memory store (data will not survive a reload).`, e);
-    return new MemoryStore(name);
+    return new (await loadMemoryKv()).MemoryStore(name);
   }
 }

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { InvalidStoreNameError, StoreClosedError, TransactionClosedError } from './errors';
+import { MemoryStore as PublicMemoryStore } from './memory-kit';
 import { MemoryStore } from './memory-store';
 
 const NAME = 'memory-store-test';
@@ -143,5 +144,27 @@ describe('MemoryStore', () => {
     await expect(store.read()).rejects.toBeInstanceOf(StoreClosedError);
     expect(() => new MemoryStore('')).toThrow(InvalidStoreNameError);
     expect(() => new MemoryStore('')).toThrow('name is required and must be non-empty');
+  });
+});
+
+describe("the package's MemoryStore (its code loaded when it is made)", () => {
+  it('is the memory store of that name: the same data as the one code imports directly; closes, refuses names, names and drops', async () => {
+    const lazy = new PublicMemoryStore(NAME);
+    const w = await lazy.write();
+    await w.put('k', 'v');
+    await w.commit();
+    const direct = await new MemoryStore(NAME).read();
+    expect(await direct.get('k')).toBe('v');
+    direct.release();
+    expect(PublicMemoryStore.names()).toContain(NAME);
+    expect(() => new PublicMemoryStore('')).toThrow(InvalidStoreNameError);
+    const other = new PublicMemoryStore(NAME);
+    await other.read().then((r) => r.release());
+    PublicMemoryStore.drop(NAME);
+    expect(other.closed).toBe(true);
+    await expect(other.read()).rejects.toThrow(StoreClosedError);
+    await lazy.close();
+    expect(lazy.closed).toBe(true);
+    await expect(lazy.write()).rejects.toThrow(StoreClosedError);
   });
 });

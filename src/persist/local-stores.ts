@@ -6,7 +6,7 @@
  * working in memory.
  */
 import { IDBKvProvider } from '../kv/idb-provider';
-import { MemoryKvProvider } from '../kv/memory-provider';
+import { lazyMemoryProvider, loadMemoryKv } from '../kv/memory-kit';
 import type { KvProvider } from '../kv/provider';
 import type { KvStore } from '../kv/types';
 import { localStorageChainHint, type ChainHint } from './group-chain';
@@ -35,7 +35,7 @@ export interface LocalStores {
 let toldNoIndexedDB = false;
 
 export function chooseProvider(option: KvStoreOption | undefined, idbFactory: IDBFactory | undefined, logger: LocalStoresLogger): KvProvider {
-  if (option !== undefined && option !== 'idb') return option === 'mem' ? new MemoryKvProvider() : option;
+  if (option !== undefined && option !== 'idb') return option === 'mem' ? lazyMemoryProvider() : option;
   if (idbFactory !== undefined) return new IDBKvProvider(idbFactory);
   const global = IDBKvProvider.fromGlobal();
   if (global !== undefined) return global;
@@ -46,7 +46,7 @@ export function chooseProvider(option: KvStoreOption | undefined, idbFactory: ID
   } else {
     logger.warn("kvStore 'idb' was asked for, but IndexedDB is not available here; local data is kept in memory only");
   }
-  return new MemoryKvProvider();
+  return lazyMemoryProvider();
 }
 
 /**
@@ -85,7 +85,7 @@ export async function openLocalStores(
     void log.then((kv) => kv.close()).catch(() => {});
     if (!provider.durable) throw error;
     logger.warn(`Could not open the local store "${dataName}"; local data is kept in memory only (it will not survive a reload)`, error);
-    const memory = new MemoryKvProvider();
+    const memory = new (await loadMemoryKv()).MemoryKvProvider();
     const [memoryData, memoryLog] = await Promise.all([memory.open(dataName), memory.open(logName)]);
     return { provider: memory, dataKv: memoryData, logKv: Promise.resolve(memoryLog), logInMemory: Promise.resolve(false) };
   }
@@ -94,7 +94,7 @@ export async function openLocalStores(
     async (error: unknown) => {
       if (!provider.durable) throw error;
       logger.warn(`Could not open the write-ahead log "${logName}"; it is kept in memory only (mutations are kept at the next store of the local state)`, error);
-      return { kv: await new MemoryKvProvider().open(logName), inMemory: true };
+      return { kv: await new (await loadMemoryKv()).MemoryKvProvider().open(logName), inMemory: true };
     },
   );
   const logInMemory = opened.then((o) => o.inMemory);
