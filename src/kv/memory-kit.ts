@@ -82,6 +82,7 @@ export class MemoryStore implements KvStore {
 
   async close(): Promise<void> {
     this.#closed = true;
-    await (await this.#store).close();
+    // A store whose code never loaded has nothing to close.
+    await (await this.#store.catch(() => undefined))?.close();
   }
 }
