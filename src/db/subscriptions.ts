@@ -112,19 +112,27 @@ export class Subscriptions {
   }
 
   private affected(change: StoreChange): Set<Subscription> {
+    // (forEach and indexed loops, no for-of: while a page's code is cold, each iterator step and
+    // destructured pair is an object, and this runs at every commit.)
     const hit = new Set<Subscription>();
-    for (const s of this.running) hit.add(s);
+    if (this.running.size > 0) this.running.forEach((s) => void hit.add(s));
     const indexes = this.getRangeIndexes();
     const primary = indexes.get(undefined);
-    const add = hit.add.bind(hit);
-    for (const d of change.diff) {
-      const subs = this.byKey.get(d.key);
-      if (subs) for (const s of subs) hit.add(s);
-      primary?.forEachContaining(d.key, add);
+    const add = (s: Subscription): void => void hit.add(s);
+    const diff = change.diff;
+    for (let i = 0; i < diff.length; i++) {
+      const key = diff[i]!.key;
+      const subs = this.byKey.get(key);
+      if (subs !== undefined) subs.forEach(add);
+      primary?.forEachContaining(key, add);
     }
-    for (const [name, index] of indexes) {
-      if (name === undefined) continue;
-      for (const d of change.indexDiff(name)) index.forEachContaining(d.key, add);
+    // Index ranges: only when a subscription scanned an index.
+    if (indexes.size > (primary === undefined ? 0 : 1)) {
+      indexes.forEach((index, name) => {
+        if (name === undefined) return;
+        const indexDiff = change.indexDiff(name);
+        for (let i = 0; i < indexDiff.length; i++) index.forEachContaining(indexDiff[i]!.key, add);
+      });
     }
     return hit;
   }
