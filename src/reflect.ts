@@ -349,6 +349,7 @@ export class Reflect<MD extends MutatorDefs = MutatorDefs> {
       onClientStateNotFound: () => this.#clientStateNotFound(),
       onReadable: (store) => this.#onReadable?.(store),
       ...(opened.chainHint === undefined ? {} : { chainHint: opened.chainHint }),
+      ...(opened.logsRead === undefined ? {} : { logsRead: opened.logsRead }),
     });
     // Made once the store is open (nothing is told before; what other tabs said meanwhile no listener would have heard).
     const channel = new TabChannel(environment.BroadcastChannel, storeBaseName(this.userID, this.roomID));

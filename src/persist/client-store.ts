@@ -25,7 +25,7 @@ import type { PendingMutation } from '../sync/server-update';
 import { DurableMutations, type DurabilityLogger } from './durable-mutations';
 import { HINT_FIRST_READ_MAX, sameChain, type ChainHint, type GroupChain, type HintedChain } from './group-chain';
 import { firstReadPath, startJoiningClientGroup, type Joined } from './join-group';
-import { readLogs } from './mutation-log';
+import { readLogs, type ClientLog } from './mutation-log';
 import { TabSync, type SyncResult } from './tab-sync';
 
 export interface ClientStoreOptions {
@@ -33,6 +33,8 @@ export interface ClientStoreOptions {
   readonly dataKv: KvStore;
   /** The write-ahead log beside it (the client starts joining while it opens). */
   readonly logKv: KvStore | Promise<KvStore>;
+  /** Its logs, when their read started earlier (as the log store opened); else they are read here. */
+  readonly logsRead?: Promise<readonly ClientLog[]>;
   readonly clientID: string;
   readonly mutators: MutatorDefs;
   readonly indexes: IndexDefinitions;
@@ -113,7 +115,7 @@ export async function openClientStore(o: ClientStoreOptions): Promise<ClientStor
         });
   // Read while the client joins: the logs hold what a closed or crashed tab left unstored.
   const logKvOpened = Promise.resolve(o.logKv);
-  const logsRead = logKvOpened.then(readLogs);
+  const logsRead = o.logsRead ?? logKvOpened.then(readLogs);
   logsRead.catch(() => {});
   // The join resolves once it has read what it needs and its commit has started: the view opens over
   // what it read while that transaction commits.

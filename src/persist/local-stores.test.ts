@@ -10,6 +10,8 @@ let namespaces = 0;
 class ScriptedProvider implements KvProvider {
   readonly durable = true;
   readonly opened: KvStore[] = [];
+  /** The names of the stores read, in the order their reads began. */
+  readonly reads: string[] = [];
   readonly #inner = new MemoryKvProvider(`local-stores-${++namespaces}`);
   readonly #refused: ReadonlySet<string>;
   readonly #held = new Map<string, Promise<void>>();
@@ -30,6 +32,8 @@ class ScriptedProvider implements KvProvider {
     if (this.#refused.has(name)) throw new Error(`refused: ${name}`);
     const kv = await this.#inner.open(name);
     this.opened.push(kv);
+    const read = kv.read.bind(kv);
+    kv.read = () => (this.reads.push(name), read());
     return kv;
   }
 
@@ -66,6 +70,19 @@ describe('openLocalStores', () => {
     expect(warnings).toEqual([]);
   });
 
+  it('reads the logs as soon as the log store is open, while the data store still opens', async () => {
+    const provider = new ScriptedProvider();
+    const releaseData = provider.hold('data');
+    const { logger } = recorder();
+    const opening = openLocalStores(provider, 'data', 'data:log', logger);
+    await expect.poll(() => provider.reads).toEqual(['data:log']);
+    expect(provider.opened).toHaveLength(1);
+    releaseData();
+    const stores = await opening;
+    expect(await stores.logsRead).toEqual([]);
+    expect(provider.reads).toEqual(['data:log']);
+  });
+
   it('a refused data store puts both in memory, and closes the log the provider opened', async () => {
     const provider = new ScriptedProvider(['data']);
     const { logger, warnings } = recorder();
@@ -96,8 +113,9 @@ describe('openLocalStores', () => {
     const r = await logKv.read();
     expect(await r.get('k')).toBe(1);
     r.release();
-    // Said, so that the client collects nothing against it.
+    // Said, so that the client collects nothing against it; its logs are read from it.
     expect(await stores.logInMemory).toBe(true);
+    expect(await stores.logsRead).toEqual([]);
     expect(warnings).toHaveLength(1);
     expect(warnings[0]).toContain('"data:log"');
   });

@@ -10,6 +10,7 @@ import { lazyMemoryProvider, loadMemoryKv } from '../kv/memory-kit';
 import type { KvProvider } from '../kv/provider';
 import type { KvStore } from '../kv/types';
 import { localStorageChainHint, type ChainHint } from './group-chain';
+import { readLogs, type ClientLog } from './mutation-log';
 
 /** 'idb': IndexedDB; 'mem': memory (shared by the clients of this JS realm); or a provider (e.g. roomsync/node's SQLite). */
 export type KvStoreOption = 'idb' | 'mem' | KvProvider;
@@ -67,6 +68,13 @@ export async function openLocalStores(
   readonly dataKv: KvStore;
   readonly logKv: Promise<KvStore>;
   readonly logInMemory: Promise<boolean>;
+  /**
+   * The logs, read as soon as the log store is open (before the data store
+   * is): IndexedDB answers that read ahead of the join's reads, which the
+   * first read waits for as it waits for the logs. Absent when a store fell
+   * back to memory.
+   */
+  readonly logsRead?: Promise<readonly ClientLog[]>;
   /** IndexedDB in a page: the start-up hint of the data store (read while the stores open). */
   readonly chainHint?: ChainHint;
 }> {
@@ -77,6 +85,8 @@ export async function openLocalStores(
   const log = provider.open(logName);
   const data = provider.open(dataName);
   log.catch(() => {}); // handled below, whichever way the data store goes
+  const logsRead = log.then(readLogs);
+  logsRead.catch(() => {}); // a log that did not open is handled below; a failed read fails the open that uses it
   const chainHint = provider instanceof IDBKvProvider ? localStorageChainHint(dataName) : undefined;
   let dataKv: KvStore;
   try {
@@ -99,5 +109,13 @@ export async function openLocalStores(
   );
   const logInMemory = opened.then((o) => o.inMemory);
   logInMemory.catch(() => {}); // the log's own promise carries the error
-  return { provider, dataKv, logKv: opened.then((o) => o.kv), logInMemory, ...(chainHint === undefined ? {} : { chainHint }) };
+  return {
+    provider,
+    dataKv,
+    logKv: opened.then((o) => o.kv),
+    logInMemory,
+    // A log kept in memory after all is read where it is (it is empty).
+    logsRead: opened.then((o) => (o.inMemory ? readLogs(o.kv) : logsRead)),
+    ...(chainHint === undefined ? {} : { chainHint }),
+  };
 }
