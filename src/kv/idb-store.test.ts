@@ -223,6 +223,34 @@ describe('IDBStore on fake-indexeddb', () => {
     await store.close();
   });
 
+  it("a read riding on a write is answered at once for a key the write leaves alone, after the commit for a key it writes", async () => {
+    const factory = new IDBFactory();
+    const store = await openStore('db-ride-untouched', { idbFactory: factory, logger: silent });
+    const setup = await store.write();
+    await setup.put('a', 1);
+    await setup.put('b', 1);
+    await setup.commit();
+
+    const { made, restore } = recordTransactions();
+    try {
+      const order: string[] = [];
+      const w = await store.write();
+      await w.put('a', 2);
+      const committed = w.commit().then(() => void order.push('committed'));
+      const r = await store.read();
+      const a = r.get('a').then((v) => void order.push(`a=${v}`));
+      const b = r.get('b').then((v) => void order.push(`b=${v}`));
+      await Promise.all([a, b, committed]);
+      expect(order).toEqual(['b=1', 'committed', 'a=2']);
+      // Both rode on the write: no transaction of their own.
+      expect(made.map((tx) => tx.mode)).toEqual(['readwrite']);
+      r.release();
+    } finally {
+      restore();
+    }
+    await store.close();
+  });
+
   it('a read that rode on a write whose commit aborted is asked again in a transaction of its own', async () => {
     const factory = new IDBFactory();
     const store = await openStore('db-ride-abort', { idbFactory: factory, logger: silent });

@@ -8,11 +8,13 @@
  * transaction has auto-committed meanwhile a fresh one takes over. A read
  * made while a write commits places its first round of requests in that
  * write's transaction, behind its writes, instead of waiting for the commit;
- * its answer is held until that commit is done (a commit that aborts has the
- * read asked again), so no reader sees what was never committed.
+ * the answer for a key that write puts or deletes is held until that commit
+ * is done (a commit that aborts has the read asked again), so no reader sees
+ * what was never committed. A key the write leaves alone reads there what was
+ * committed before it, whatever becomes of that write: it is answered at once.
  *
  * The rounds of one readonly KvRead are therefore not one snapshot: a round
- * that rode on a write is answered after that write's `complete`, and the
+ * that rode on a write is answered with (or before) that write, and the
  * reader's next round goes to a readonly transaction of its own opened after
  * it, which may see a later write, this tab's own included (as when
  * IndexedDB ends a reader's transaction between its rounds and a fresh one
@@ -54,6 +56,8 @@ export class IDBStore implements KvStore {
   #rides: ((active: boolean) => void)[] = [];
   /** How the commits of the writes reads rode on end (true: complete, false: aborted). */
   readonly #outcomes = new WeakMap<IDBTransaction, Promise<boolean>>();
+  /** The keys each committing write puts or deletes (its pending map: asked about while it commits, before its release clears it). */
+  readonly #written = new WeakMap<IDBTransaction, ReadonlyMap<string, unknown>>();
   #closed = false;
   #closedReason: string | undefined;
 
@@ -85,9 +89,10 @@ export class IDBStore implements KvStore {
     return new IDBRead(this, 'readonly', this.#committing);
   }
 
-  /** @internal `tx` has its writes placed: reads may ride on it until `last` of them is done (or fails). */
-  committing(tx: IDBTransaction, last: IDBRequest): void {
+  /** @internal `tx` has its writes placed (the keys of `written`): reads may ride on it until `last` of them is done (or fails). */
+  committing(tx: IDBTransaction, last: IDBRequest, written: ReadonlyMap<string, unknown>): void {
     this.#committing = tx;
+    this.#written.set(tx, written);
     const end = (active: boolean) => () => {
       if (this.#committing !== tx) return;
       this.#committing = undefined;
@@ -110,6 +115,11 @@ export class IDBStore implements KvStore {
   /** @internal Resolves when `tx` (a write a read rode on) ends: true when it committed, false when it aborted. */
   committed(tx: IDBTransaction): Promise<boolean> {
     return this.#outcomes.get(tx) ?? Promise.resolve(false);
+  }
+
+  /** @internal Whether the write `tx` puts or deletes `key` (a read of it through `tx` sees that write). */
+  writes(tx: IDBTransaction, key: string): boolean {
+    return this.#written.get(tx)?.has(key) ?? true;
   }
 
   /** @internal Whether a read may still place requests in `tx` (a committing write's). */
@@ -240,12 +250,12 @@ class IDBRead implements KvRead {
 
   async has(key: string): Promise<boolean> {
     this.assertOpen();
-    return this.request((os) => os.getKey(key)).then((k) => k !== undefined);
+    return this.request((os) => os.getKey(key), key).then((k) => k !== undefined);
   }
 
   async get(key: string): Promise<ReadonlyJSONValue | undefined> {
     this.assertOpen();
-    return this.request((os) => os.get(key) as IDBRequest<ReadonlyJSONValue | undefined>);
+    return this.request((os) => os.get(key) as IDBRequest<ReadonlyJSONValue | undefined>, key);
   }
 
   release(): void {
@@ -278,15 +288,17 @@ class IDBRead implements KvRead {
     }
   }
 
-  protected async request<T>(make: (os: IDBObjectStore) => IDBRequest<T>): Promise<T> {
+  /** `key`: the one key the request reads (a ride's answer for a key the write leaves alone is not held). */
+  protected async request<T>(make: (os: IDBObjectStore) => IDBRequest<T>, key?: string): Promise<T> {
     if (this.#borrowed) {
       const tx = this.#tx!;
       const ridden = await this.#ride(make);
       if (ridden !== undefined) {
         this.#used = true;
-        // Held until the write's commit ends: what it answered is only true if that commit is.
+        // Held until the write's commit ends where the write changes the key: that answer is only true if the commit is.
+        const held = key === undefined || this.store.writes(tx, key);
         const answer = await riddenRequest(ridden).then(
-          (result) => this.store.committed(tx).then((committed) => (committed ? { result } : undefined)),
+          (result) => (held ? this.store.committed(tx).then((committed) => (committed ? { result } : undefined)) : { result }),
           () => undefined,
         );
         if (answer !== undefined) return answer.result;
@@ -424,7 +436,7 @@ class IDBWrite extends IDBRead implements KvWrite {
         }
         let last: IDBRequest | undefined;
         for (const [key, value] of pending) last = value === DELETED ? os.delete(key) : os.put(value, key);
-        this.store.committing(tx, last!);
+        this.store.committing(tx, last!, pending);
         return tx;
       });
       await transactionDone(tx).catch((e: unknown) => {
