@@ -21,7 +21,7 @@ export type MemoryKit = typeof memoryKit;
  * (IndexedDB missing or refusing to open, or `kvStore: 'mem'`); a failed load
  * is tried again at the next call.
  */
-export const loadMemoryKv = lazyChunk(async () => (await import('./memory-kv')).memoryKv(memoryKit));
+export const loadMemoryKv = lazyChunk(async () => (loaded = (await import('./memory-kv')).memoryKv(memoryKit)));
 
 /** A memory provider (see memory-kv.ts's MemoryKvProvider) whose code is loaded at its first call. */
 export function lazyMemoryProvider(namespace?: string): KvProvider {
@@ -37,6 +37,11 @@ export function lazyMemoryProvider(namespace?: string): KvProvider {
 /** The memory stores' code once loadMemoryKv has loaded it (static calls answer from it). */
 let loaded: Awaited<ReturnType<typeof loadMemoryKv>> | undefined;
 
+const DROPPED = 'Store is closed: it was deleted';
+
+/** Public stores made before the code loaded, by name: names() and drop() see them as they would a loaded one. */
+const early = new Map<string, Set<MemoryStore>>();
+
 /**
  * The MemoryStore of the package's public API: a KvStore in memory (see
  * memory-kv.ts, whose instances of one name in one JS realm share their
@@ -48,35 +53,51 @@ export class MemoryStore implements KvStore {
   readonly #store: Promise<KvStore>;
   #inner: KvStore | undefined;
   #closed = false;
+  #dropped = false;
 
   constructor(name: string) {
     assertStoreName(name);
     this.name = name;
-    this.#store = loadMemoryKv().then((kv) => (this.#inner = new (loaded = kv).MemoryStore(name)));
+    if (loaded !== undefined) {
+      this.#store = Promise.resolve((this.#inner = new loaded.MemoryStore(name)));
+      return;
+    }
+    const waiting = early.get(name) ?? new Set();
+    early.set(name, waiting.add(this));
+    this.#store = loadMemoryKv().then((kv) => {
+      waiting.delete(this);
+      if (waiting.size === 0 && early.get(name) === waiting) early.delete(name);
+      if (this.#dropped) throw new StoreClosedError(DROPPED);
+      return (this.#inner = new kv.MemoryStore(name));
+    });
     this.#store.catch(() => {}); // each call below carries a failed load
   }
 
-  /** Forgets the data of every store of this name (for tests). */
+  /** Forgets the data of every store of this name and closes them (for tests). */
   static drop(name: string): void {
     loaded?.MemoryStore.drop(name);
+    for (const store of early.get(name) ?? []) store.#dropped = true;
+    early.delete(name);
   }
 
-  /** Names of the stores that hold data in this realm (none before the code is loaded). */
+  /** Names of the stores that hold data in this realm. */
   static names(): string[] {
-    return loaded?.MemoryStore.names() ?? [];
+    return [...new Set([...(loaded?.MemoryStore.names() ?? []), ...early.keys()])];
   }
 
   get closed(): boolean {
-    return this.#closed || (this.#inner?.closed ?? false);
+    return this.#closed || this.#dropped || (this.#inner?.closed ?? false);
   }
 
   async read(): Promise<KvRead> {
     if (this.#closed) throw new StoreClosedError();
+    if (this.#dropped) throw new StoreClosedError(DROPPED);
     return (await this.#store).read();
   }
 
   async write(): Promise<KvWrite> {
     if (this.#closed) throw new StoreClosedError();
+    if (this.#dropped) throw new StoreClosedError(DROPPED);
     return (await this.#store).write();
   }
 
