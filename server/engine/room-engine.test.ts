@@ -61,4 +61,24 @@ describe('RoomEngine with ids that are also names of Object.prototype', () => {
     const catchUp = e.connect({ clientID: 'other', clientGroupID: 'g', userID: 'u', baseCookie: null, lmid: 0 });
     expect(catchUp.ok && JSON.stringify(catchUp.catchUp?.lastMutationIDChanges)).toBe('{"__proto__":1}');
   });
+
+  it.each(['__proto__', 'constructor', 'toString'])('apply() (other nodes\' writes) reports the clients of a group named %j under that group only', (group) => {
+    const e = engine();
+    const delta = e.apply({
+      meta: { roomID: 'r', version: 1, closed: false, tombstoneHorizon: 0, createdAt: 0 },
+      full: false,
+      entries: [],
+      clients: [
+        { clientID: 'c', clientGroupID: group, lastMutationID: 3, userID: 'u' },
+        { clientID: '__proto__', clientGroupID: 'g', lastMutationID: 2, userID: 'u' },
+      ],
+    });
+    expect(Object.hasOwn(delta.changesByGroup, group)).toBe(true);
+    expect(JSON.stringify(delta.changesByGroup[group])).toBe('{"c":3}');
+    expect(JSON.stringify(delta.changesByGroup.g)).toBe('{"__proto__":2}');
+    expect((Object.prototype as Record<string, unknown>).c).toBeUndefined();
+    expect((Object as unknown as Record<string, unknown>).c).toBeUndefined();
+    expect((Object.prototype.toString as unknown as Record<string, unknown>).c).toBeUndefined();
+    expect(e.pull(group, null).lastMutationIDChanges).toEqual({ c: 3 });
+  });
 });
