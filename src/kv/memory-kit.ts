@@ -8,6 +8,7 @@
 import { lazyChunk } from '../lazy-chunk';
 import { StoreClosedError, TransactionClosedError, assertStoreName } from './errors';
 import { flatString } from './flat-string';
+import type { memoryKv } from './memory-kv';
 import type { KvProvider } from './provider';
 import type { KvRead, KvStore, KvWrite } from './types';
 import { RWLock } from './rw-lock';
@@ -21,7 +22,7 @@ export type MemoryKit = typeof memoryKit;
  * (IndexedDB missing or refusing to open, or `kvStore: 'mem'`); a failed load
  * is tried again at the next call.
  */
-export const loadMemoryKv = lazyChunk(async () => (loaded = (await import('./memory-kv')).memoryKv(memoryKit)));
+export const loadMemoryKv = lazyChunk(async (): Promise<ReturnType<typeof memoryKv>> => (loaded = (await import('./memory-kv')).memoryKv(memoryKit)));
 
 /** A memory provider (see memory-kv.ts's MemoryKvProvider) whose code is loaded at its first call. */
 export function lazyMemoryProvider(namespace?: string): KvProvider {
@@ -35,7 +36,7 @@ export function lazyMemoryProvider(namespace?: string): KvProvider {
 }
 
 /** The memory stores' code once loadMemoryKv has loaded it (static calls answer from it). */
-let loaded: Awaited<ReturnType<typeof loadMemoryKv>> | undefined;
+let loaded: ReturnType<typeof memoryKv> | undefined;
 
 const DROPPED = 'Store is closed: it was deleted';
 
