@@ -90,6 +90,7 @@ async function stats(ctx: ServerContext): Promise<unknown> {
     connections: [...ctx.connections].filter((c) => !c.isClosed).length,
     counters: ctx.counters,
     memory: ctx.memoryUsage(),
+    ...(ctx.host.spinStats === undefined ? {} : { spinWait: ctx.host.spinStats() }),
     rooms: await Promise.all(
       rooms.map(async (r) => ({
         roomID: r.roomID,

@@ -16,7 +16,9 @@ describe('parseCliArgs', () => {
       allowedOrigins: [],
       limits: {},
       presence: true,
+      spinWait: true,
     });
+    expect(parseCliArgs(['--no-spin-wait']).spinWait).toBe(false);
     expect(parseCliArgs(['--no-presence', '--presence-grace-ms', '2500'])).toMatchObject({ presence: false, limits: { presenceGraceMs: 2500 } });
   });
 

@@ -50,6 +50,8 @@ export interface CliOptions {
     readonly mutatorTimeoutMs?: number;
     readonly presenceGraceMs?: number;
   };
+  /** Threads may wait for each other's messages turning (--no-spin-wait turns it off). */
+  readonly spinWait: boolean;
   /** Keep a presence key per connected client (--no-presence turns it off). */
   readonly presence: boolean;
   readonly help: boolean;
@@ -93,6 +95,8 @@ export const USAGE = `Usage: roomsync-server [options]   (from the repository: n
   --bytes-per-second N      per connection, then back-pressure (default 8 MiB)
   --idle-timeout-ms N       close connections silent this long (default 30000)
   --presence-grace-ms N     a client stays present this long after its last connection closed (default 10000)
+  --no-spin-wait            threads waiting for each other's messages always sleep (default: they turn
+                            for up to 0.5 ms while the machine has a core to spare)
   --no-presence             keep no presence keys (_roomsync/presence/<clientID>)
   --log-level LEVEL         debug | info | warn | error | silent (default info)
   --static-dir DIR          serve files from DIR (index.html for client routes)
@@ -155,6 +159,7 @@ export function parseCliArgs(argv: readonly string[]): CliOptions {
     roomWorkers: undefined,
     limits: {},
     presence: true,
+    spinWait: true,
     help: false,
   };
   for (let i = 0; i < argv.length; i++) {
@@ -259,6 +264,9 @@ export function parseCliArgs(argv: readonly string[]): CliOptions {
         opts.synchronous = v;
         break;
       }
+      case '--no-spin-wait':
+        opts.spinWait = false;
+        break;
       case '--no-presence':
         opts.presence = false;
         break;

@@ -20,6 +20,8 @@ describe('cliServerConfig', () => {
     expect(c.options.presence).toBeUndefined();
     expect(config(['--presence-grace-ms', '3000']).options.presence).toEqual({ graceMs: 3000 });
     expect(config(['--no-presence']).options.presence).toBe(false);
+    expect(c.options.spinWait).toBeUndefined();
+    expect(config(['--no-spin-wait']).options.spinWait).toBe(false);
   });
 
   it('production refuses dev auth and loopback origins', () => {

@@ -102,6 +102,7 @@ export function cliServerConfig(opts: CliOptions, env: NodeJS.ProcessEnv, cwd: s
     allowLoopbackOrigins: !production,
     requireRooms: opts.requireRooms,
     ...(opts.roomWorkers === undefined || opts.roomWorkers === 0 ? {} : { roomWorkers: opts.roomWorkers }),
+    ...(opts.spinWait ? {} : { spinWait: false }),
     ...(opts.staticDir === undefined ? {} : { staticDir: opts.staticDir }),
     ...(opts.maxFrameBytes === undefined ? {} : { maxFrameBytes: opts.maxFrameBytes }),
     ...(opts.maxMutationsPerPush === undefined ? {} : { maxMutationsPerPush: opts.maxMutationsPerPush }),

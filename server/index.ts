@@ -74,6 +74,16 @@ export interface ServerOptions {
   readonly mutatorsModule?: MutatorsModule;
   /** Worker threads for rooms (with `mutatorsModule`). @default max(2, os.availableParallelism()) */
   readonly roomWorkers?: number;
+  /**
+   * Let threads wait for each other's messages by turning their event loops
+   * for a fraction of a millisecond (only while the machine has a core to
+   * spare), which shortens a push's round trip through a room worker; false:
+   * they always sleep. The time spent shows in the admin stats (`spinWait`).
+   * @default true
+   */
+  readonly spinWait?: boolean;
+  /** Whether the machine has a core to spare now (threads turn only then). @default reads Linux's CPU pressure (else the load average) once a second */
+  readonly hasSpareCore?: () => boolean;
   /** @default devAuthHandler (any non-empty token is the user id): development only */
   readonly authHandler?: AuthHandler;
   /** Connect a missing, empty or undecodable token as the user `anonymous` instead of refusing it. @default false */

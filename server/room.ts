@@ -247,7 +247,7 @@ export class Room {
 
   /** A push frame for this room is being read: when the queue is free, the engine may get ready for the batch it starts. */
   expectPush(): void {
-    if (!this.running && this.open && !this.broken && !this.stopped && this.lockless()) this.deps.host.prewake?.(this.roomID);
+    if (!this.running && this.open && !this.closed && !this.broken && !this.stopped && this.lockless()) this.deps.host.prewake?.(this.roomID);
   }
 
   /** Queues a push; `frame` is the text it was decoded from, when there is one (a worker is sent that instead of the body). */

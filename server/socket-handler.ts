@@ -18,6 +18,23 @@ const ROOM_LOOKUP_ATTEMPTS = 3;
 const MAX_EARLY_FRAMES = 100;
 /** How a push frame starts as the client encodes it (JSON.stringify: no spaces). */
 const PUSH_FRAME_START = '["push",';
+/** Push frames longer than this wake no worker ahead (decoding them takes longer than the worker's window anyway). */
+export const MAX_WAKE_FRAME_CHARS = 16 * 1024;
+
+/** What a connection's frames so far say about waking its room's worker ahead of the next one. */
+export interface WakeHint {
+  /** Whether its last frame that was a push or was invalid was a valid push. */
+  lastPushValid: boolean;
+}
+
+/**
+ * Whether a frame, read before it is decoded, may wake its room's worker:
+ * a small text frame that looks like a push, from a connection whose last
+ * push-like frame was a valid push (an invalid frame wakes nothing after it).
+ */
+export function mayWakeFor(hint: WakeHint, text: string, isBinary: boolean): boolean {
+  return hint.lastPushValid && !isBinary && text.length <= MAX_WAKE_FRAME_CHARS && text.startsWith(PUSH_FRAME_START);
+}
 
 /** The first subprotocol offered: the client's encoded auth token. */
 function offeredSubprotocol(req: IncomingMessage): string | undefined {
@@ -77,9 +94,10 @@ async function serveSocket(ctx: ServerContext, ws: WebSocket, req: IncomingMessa
   const early: [RawData, boolean][] = [];
   const idle = new IdleWatch(ctx, ws);
   const rate = new RateLimiter(ctx, ws);
+  const hint: WakeHint = { lastPushValid: false };
   ws.on('message', (data, isBinary) => {
     idle.touch();
-    if (session !== undefined) onFrame(ctx, session.conn, session.room, rate, data, isBinary);
+    if (session !== undefined) onFrame(ctx, session.conn, session.room, rate, hint, data, isBinary);
     else if (early.length < MAX_EARLY_FRAMES) early.push([data, isBinary]);
     else ws.close(CLOSE_POLICY, 'too many frames before connected');
   });
@@ -132,7 +150,7 @@ async function serveSocket(ctx: ServerContext, ws: WebSocket, req: IncomingMessa
     ctx.connections.add(conn);
     ctx.counters.connects++;
     ctx.logger.debug('connected', { roomID: params.roomID, clientID: params.clientID, userID: auth.userID, wsid: params.wsid });
-    for (const [data, isBinary] of early.splice(0)) onFrame(ctx, conn, room, rate, data, isBinary);
+    for (const [data, isBinary] of early.splice(0)) onFrame(ctx, conn, room, rate, hint, data, isBinary);
   } catch (error) {
     attaching = undefined;
     if (error instanceof ClientError || error instanceof ProtocolError) return failConnect(error.kind, error.message);
@@ -141,16 +159,17 @@ async function serveSocket(ctx: ServerContext, ws: WebSocket, req: IncomingMessa
   }
 }
 
-function onFrame(ctx: ServerContext, conn: ClientConnection, room: Room, rate: RateLimiter, data: RawData, isBinary: boolean): void {
+function onFrame(ctx: ServerContext, conn: ClientConnection, room: Room, rate: RateLimiter, hint: WakeHint, data: RawData, isBinary: boolean): void {
   if (conn.isClosed) return;
   let message: Upstream;
   const text = rawText(data);
   // Most frames are pushes: the room's worker wakes while this one is decoded and queued.
-  if (!isBinary && text.startsWith(PUSH_FRAME_START)) room.expectPush();
+  if (mayWakeFor(hint, text, isBinary)) room.expectPush();
   try {
     if (isBinary) throw new ProtocolError('InvalidMessage', 'Invalid upstream message: binary frames are not accepted; send JSON text');
     message = decodeUpstream(text);
   } catch (error) {
+    hint.lastPushValid = false;
     rate.spend(text.length, 0);
     ctx.counters.invalidMessages++;
     const reason = error instanceof Error ? error.message : String(error);
@@ -164,6 +183,7 @@ function onFrame(ctx: ServerContext, conn: ClientConnection, room: Room, rate: R
       conn.send(['pong', {}]);
       return;
     case 'push':
+      hint.lastPushValid = true;
       room.push(conn, message[1], text);
       return;
     case 'pull':

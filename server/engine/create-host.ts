@@ -42,6 +42,8 @@ export function createEngineHost(options: ServerOptions, timers: Timers, logger:
       timers,
       logger,
       counters,
+      ...(options.spinWait === false ? { spinWait: false } : {}),
+      ...(options.hasSpareCore === undefined ? {} : { hasSpareCore: options.hasSpareCore }),
     });
   }
   const guard = timerGuard(timers, mutatorTimeoutMs);

@@ -1,5 +1,6 @@
 import type { ErrorKind, PushBody } from '../../src/protocol';
 import type { AuthData } from '../auth/auth';
+import type { SpinWaitStats } from './spin-wait';
 import type { PresenceChange } from '../presence/presence-change';
 import type { BatchCommit, RoomChanges, StoredRoom } from '../storage/types';
 
@@ -129,6 +130,8 @@ export interface EngineHost {
    * thread may get that thread ready to take it (a hint; nothing changes).
    */
   prewake?(roomID: string): void;
+  /** Time spent turning event loops to take other threads' messages sooner, where the host does (admin stats). */
+  spinStats?(): SpinWaitStats;
   shutdown(): Promise<void>;
 }
 

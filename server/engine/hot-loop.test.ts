@@ -64,4 +64,37 @@ describe('HotLoop', () => {
     expect(loop.hot).toBe(true);
     expect(queued).toHaveLength(1);
   });
+
+  it('keepUntil shortens the window (or ends it when passed) and the time turned is counted', () => {
+    const { turns, queued, run, advance } = fakeTurns();
+    const rests: number[] = [];
+    const loop = new HotLoop(turns, (ms) => rests.push(ms));
+    loop.keep(10);
+    run(1);
+    loop.keepUntil(3);
+    let ran = 0;
+    while (queued.length > 0) ran += run(1);
+    // Turns at 2 and 3: the window ended at 3 ms, not 10.
+    expect(ran).toBe(2);
+    expect(loop.turnedMs).toBe(3);
+    expect(rests).toEqual([3]);
+    advance(100);
+    loop.keepUntil(50);
+    expect(loop.hot).toBe(false);
+    expect(queued).toHaveLength(0);
+    loop.keep(2);
+    expect(loop.turnedMs).toBe(3);
+    run(1);
+    expect(loop.turnedMs).toBe(4);
+    while (queued.length > 0) run(1);
+    expect(rests).toEqual([3, 5]);
+  });
+
+  it('a loop never kept has turned for no time', () => {
+    const { turns, queued } = fakeTurns();
+    const loop = new HotLoop(turns);
+    loop.stop();
+    expect(loop.turnedMs).toBe(0);
+    expect(queued).toHaveLength(0);
+  });
 });

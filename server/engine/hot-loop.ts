@@ -22,8 +22,19 @@ export const realLoopTurns: LoopTurns = {
 export class HotLoop {
   private until = Number.NEGATIVE_INFINITY;
   private turning = false;
+  private startedAt = 0;
+  private turnedBefore = 0;
 
-  constructor(private readonly turns: LoopTurns = realLoopTurns) {}
+  /** `onRest` is told the total time turned each time the loop stops turning. */
+  constructor(
+    private readonly turns: LoopTurns = realLoopTurns,
+    private readonly onRest?: (turnedMs: number) => void,
+  ) {}
+
+  /** Milliseconds the loop has been kept turning in all (its current turning included). */
+  get turnedMs(): number {
+    return this.turnedBefore + (this.turning ? this.turns.now() - this.startedAt : 0);
+  }
 
   /** Whether the loop is being kept turning. */
   get hot(): boolean {
@@ -32,9 +43,22 @@ export class HotLoop {
 
   /** Keeps the loop turning for `ms` from now (longer if it already was). */
   keep(ms: number): void {
-    this.until = Math.max(this.until, this.turns.now() + ms);
+    const now = this.turns.now();
+    this.until = Math.max(this.until, now + ms);
+    this.start(now);
+  }
+
+  /** Keeps the loop turning until `until` (monotonic ms) and no longer, or stops it when that has passed. */
+  keepUntil(until: number): void {
+    this.until = until;
+    const now = this.turns.now();
+    if (until > now) this.start(now);
+  }
+
+  private start(now: number): void {
     if (this.turning) return;
     this.turning = true;
+    this.startedAt = now;
     this.turns.next(this.turn);
   }
 
@@ -44,8 +68,11 @@ export class HotLoop {
   }
 
   private readonly turn = (): void => {
-    if (this.turns.now() >= this.until) {
+    const now = this.turns.now();
+    if (now >= this.until) {
       this.turning = false;
+      this.turnedBefore += now - this.startedAt;
+      this.onRest?.(this.turnedBefore);
       return;
     }
     this.turns.next(this.turn);

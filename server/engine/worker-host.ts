@@ -17,19 +17,19 @@ import {
   type RoomDelta,
   type RoomStats,
 } from './engine-types';
-import { HotLoop } from './hot-loop';
+import { HotLoop, realLoopTurns } from './hot-loop';
 import { SpareCoreWatch } from './spare-cpu';
 import { Outbox } from './outbox';
 import { BOARD_MUTATION, BOARD_PUSH, BOARD_ROOM, BOARD_RUNNING, BOARD_SEQ, BOARD_SLOTS } from './mutation-guard';
-import { WAKE, WAKE_WINDOW_MS, wireBatch, type WorkerRequest, type WorkerResponse, type WorkerSetup } from './worker-protocol';
+import { ANSWER_WINDOW_MS, answerDeadline, LatencyEstimate, WakeGate, type SpinWaitStats } from './spin-wait';
+import { WAKE, wireBatch, type WorkerRequest, type WorkerResponse, type WorkerSetup } from './worker-protocol';
 
 /** Looks per mutator timeout: a mutation seen running at this many looks in a row is stuck. */
 export const WATCHDOG_LOOKS_PER_TIMEOUT = 4;
 
-/** How long after sending a request the main thread keeps its event loop turning for the answer (a small batch takes ~0.1 ms). */
-export const ANSWER_WINDOW_MS = 0.5;
+export { ANSWER_WINDOW_MS } from './spin-wait';
 
-export interface WorkerHostOptions extends Omit<WorkerSetup, 'board'> {
+export interface WorkerHostOptions extends Omit<WorkerSetup, 'board' | 'turned'> {
   readonly workers: number;
   readonly mutatorTimeoutMs: number;
   readonly timers: Timers;
@@ -37,17 +37,29 @@ export interface WorkerHostOptions extends Omit<WorkerSetup, 'board'> {
   readonly counters: ServerCounters;
   /** Whether the machine has a core to spare (threads then wait for each other's messages turning); default: SpareCoreWatch. */
   readonly hasSpareCore?: () => boolean;
+  /** Whether threads may wait for each other's messages by turning at all (false: they always sleep). @default true */
+  readonly spinWait?: boolean;
+  /** Monotonic milliseconds (tests); default performance.now(). */
+  readonly now?: () => number;
 }
+
 
 interface Pending {
   readonly roomID: string;
   readonly op: WorkerRequest['op'];
+  readonly sentAt: number;
+  readonly estimate: LatencyEstimate;
   readonly resolve: (value: unknown) => void;
   readonly reject: (error: unknown) => void;
 }
 
 class Slot {
   readonly board = new Int32Array(new SharedArrayBuffer(BOARD_SLOTS * Int32Array.BYTES_PER_ELEMENT));
+  /** Milliseconds the worker has turned for wakes (it writes them). */
+  readonly turned = new Float64Array(new SharedArrayBuffer(Float64Array.BYTES_PER_ELEMENT));
+  readonly wakes = new WakeGate();
+  /** How long this worker's answers have been taking. */
+  readonly latency = new LatencyEstimate();
   readonly rooms = new Set<string>();
   readonly pending = new Map<number, Pending>();
   readonly worker: Worker;
@@ -55,14 +67,12 @@ class Slot {
   readonly ready: Promise<void>;
   lastSeq = -1;
   strikes = 0;
-  /** When the worker was last woken ahead of a request (performance.now()); -Infinity once a request went. */
-  wokenAt = Number.NEGATIVE_INFINITY;
   stopped = false;
   started = false;
 
-  constructor(setup: Omit<WorkerSetup, 'board'>, onMessage: (slot: Slot, r: WorkerResponse) => void, onDeath: (slot: Slot, error: unknown) => void) {
+  constructor(setup: Omit<WorkerSetup, 'board' | 'turned'>, onMessage: (slot: Slot, r: WorkerResponse) => void, onDeath: (slot: Slot, error: unknown) => void) {
     this.worker = new Worker(new URL('./worker-boot.mjs', import.meta.url), {
-      workerData: { ...setup, board: this.board.buffer, entry: new URL(`./worker-main${extname(import.meta.url)}`, import.meta.url).href },
+      workerData: { ...setup, board: this.board.buffer, turned: this.turned.buffer, entry: new URL(`./worker-main${extname(import.meta.url)}`, import.meta.url).href },
     });
     this.outbox = new Outbox((requests) => this.worker.postMessage(requests));
     this.ready = new Promise((resolve, reject) => {
@@ -103,12 +113,20 @@ export class WorkerEngineHost implements EngineHost {
   private watchdog: unknown;
   private closing = false;
   /** Turns while answers are due, so they are taken without waking this thread. */
-  private readonly answers = new HotLoop();
+  private readonly answers: HotLoop;
   private readonly spareCoreWatch: SpareCoreWatch | undefined;
   private readonly hasSpareCore: () => boolean;
+  private readonly now: () => number;
+  /** Turning time of workers that were replaced. */
+  private retiredTurnedMs = 0;
+  private wakesSent = 0;
+  private wakesPaused = 0;
 
   constructor(private readonly options: WorkerHostOptions) {
-    if (options.hasSpareCore === undefined) {
+    this.now = options.now ?? (() => performance.now());
+    this.answers = new HotLoop({ now: this.now, next: realLoopTurns.next });
+    if (options.spinWait === false) this.hasSpareCore = () => false;
+    else if (options.hasSpareCore === undefined) {
       const watch = new SpareCoreWatch();
       this.spareCoreWatch = watch;
       this.hasSpareCore = () => watch.hasSpareCore;
@@ -182,10 +200,30 @@ export class WorkerEngineHost implements EngineHost {
   prewake(roomID: string): void {
     const slot = this.roomSlots.get(roomID);
     if (slot === undefined || slot.stopped || !slot.started || slot.pending.size > 0 || !this.hasSpareCore()) return;
-    const now = performance.now();
-    if (now - slot.wokenAt < WAKE_WINDOW_MS) return;
-    slot.wokenAt = now;
+    const now = this.now();
+    if (slot.wakes.paused(now)) {
+      this.wakesPaused++;
+      return;
+    }
+    if (!slot.wakes.wake(now)) return;
+    this.wakesSent++;
     slot.worker.postMessage(WAKE);
+  }
+
+  /** Whether the main thread is turning for answers now. */
+  get turning(): boolean {
+    return this.answers.hot;
+  }
+
+  /** Time spent turning (main thread and workers) and wakes sent. */
+  spinStats(): SpinWaitStats {
+    return {
+      enabled: this.options.spinWait !== false,
+      mainThreadMs: this.answers.turnedMs,
+      workersMs: this.retiredTurnedMs + this.slots.reduce((sum, s) => sum + s.turned[0]!, 0),
+      wakesSent: this.wakesSent,
+      wakesPaused: this.wakesPaused,
+    };
   }
 
   async shutdown(): Promise<void> {
@@ -205,10 +243,12 @@ export class WorkerEngineHost implements EngineHost {
     if (slot.stopped) return Promise.reject(new EngineLostError(roomID, 'its worker was stopped'));
     const id = this.nextID++;
     return new Promise((resolve, reject) => {
-      slot.pending.set(id, { roomID, op: request.op, resolve, reject });
+      const sentAt = this.now();
+      slot.pending.set(id, { roomID, op: request.op, sentAt, estimate: slot.latency, resolve, reject });
       slot.outbox.send({ ...request, id } as WorkerRequest);
-      slot.wokenAt = Number.NEGATIVE_INFINITY;
-      if (this.hasSpareCore()) this.answers.keep(ANSWER_WINDOW_MS);
+      slot.wakes.requested(sentAt);
+      // Turns only for an answer likely within the window (a worker whose answers take longer is waited for asleep).
+      if (slot.latency.answersWithinWindow && this.hasSpareCore()) this.answers.keep(ANSWER_WINDOW_MS);
       this.armWatchdog();
     });
   }
@@ -217,11 +257,24 @@ export class WorkerEngineHost implements EngineHost {
     const pending = slot.pending.get(r.id);
     if (pending === undefined) return;
     slot.pending.delete(r.id);
-    if (slot.pending.size === 0 && this.slots.every((s) => s.pending.size === 0)) this.answers.stop();
+    const now = this.now();
+    slot.latency.add(now - pending.sentAt);
+    if (this.answers.hot) this.keepTurningFor(now);
     if (r.ok) pending.resolve(r.value);
     else if (r.error.lost) pending.reject(new EngineLostError(pending.roomID, r.error.message));
     else pending.reject(Object.assign(new Error(r.error.message), { name: r.error.name }));
   };
+
+  /** Turns on only for outstanding requests likely to be answered within their window. */
+  private keepTurningFor(now: number): void {
+    const until = answerDeadline(this.outstanding(), now);
+    if (until === undefined) this.answers.stop();
+    else this.answers.keepUntil(until);
+  }
+
+  private *outstanding(): Iterable<Pending> {
+    for (const slot of this.slots) yield* slot.pending.values();
+  }
 
   private onDeath = (slot: Slot, error: unknown): void => {
     if (slot.stopped || this.closing) return;
@@ -269,6 +322,7 @@ export class WorkerEngineHost implements EngineHost {
 
   private stop(slot: Slot, reason: string, stuck: { roomID: string; place: MutationPlace } | undefined): void {
     slot.stopped = true;
+    this.retiredTurnedMs += slot.turned[0]!;
     void slot.worker.terminate();
     for (const roomID of slot.rooms) this.forgetRoom(roomID);
     for (const p of slot.pending.values()) {
@@ -279,7 +333,7 @@ export class WorkerEngineHost implements EngineHost {
   }
 
   private newSlot(): Slot {
-    const { workers: _w, mutatorTimeoutMs: _t, timers: _timers, logger: _l, counters: _c, hasSpareCore: _s, ...setup } = this.options;
+    const { workers: _w, mutatorTimeoutMs: _t, timers: _timers, logger: _l, counters: _c, hasSpareCore: _s, spinWait: _w2, now: _n, ...setup } = this.options;
     return new Slot(setup, this.onMessage, this.onDeath);
   }
 }

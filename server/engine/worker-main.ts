@@ -51,7 +51,8 @@ async function answer(r: WorkerRequest): Promise<unknown> {
 
 const port = parentPort!;
 const outbox = new Outbox<WorkerResponse>((responses) => port.postMessage(responses));
-const due = new HotLoop();
+const turned = new Float64Array(setup.turned);
+const due = new HotLoop(undefined, (ms) => (turned[0] = ms));
 port.on('message', (requests: WorkerRequest[] | typeof WAKE) => {
   if (requests === WAKE) return due.keep(WAKE_WINDOW_MS);
   due.stop();

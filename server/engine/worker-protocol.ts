@@ -16,6 +16,8 @@ export interface WorkerSetup {
   readonly budgetWindowMs: number;
   /** The shared board the worker marks its running mutation on (Int32, BOARD_SLOTS). */
   readonly board: SharedArrayBuffer;
+  /** Where the worker keeps the milliseconds it has spent turning its event loop for wakes (Float64, one slot). */
+  readonly turned: SharedArrayBuffer;
 }
 
 /** A push as a worker is sent it: the text of its frame when there is one (one string is cheaper to pass than the parsed body). */
@@ -61,8 +63,7 @@ export type WorkerRequest =
 /** Sent alone (not in a request list): a request is due soon, keep the event loop turning for it (see HotLoop). */
 export const WAKE = 'wake';
 
-/** How long a worker woken ahead keeps its event loop turning for the request (a push being read and queued). */
-export const WAKE_WINDOW_MS = 0.25;
+export { WAKE_WINDOW_MS } from './spin-wait';
 
 export type WorkerResponse =
   | { readonly id: number; readonly ok: true; readonly value: unknown }
