@@ -5,7 +5,7 @@ import { ClientError, StorageError } from './errors';
 import type { FailureLog } from './failure-log';
 import {
   EngineLostError,
-  type BatchRequest,
+  type HostBatchRequest,
   type BatchResult,
   type EngineHost,
   type MutationPlace,
@@ -40,15 +40,20 @@ export interface RoomDeps {
 }
 
 type Task =
-  | { readonly kind: 'push'; readonly conn: ClientConnection; readonly push: PushBody; readonly frame: string | undefined }
+  | ({ readonly kind: 'push' } & QueuedPush)
   | { readonly kind: 'presence'; readonly change: PresenceChange }
   | { readonly kind: 'run'; readonly run: () => void | Promise<void> };
 
-/** A push as it was read: its body, and the text of its frame when the socket handler has it (JSON.parse(frame)[1] is the body). */
+/**
+ * A push as it is kept until it runs: its request id (for the poke), and
+ * either its body or, for a host that takes frames, only the text of its
+ * frame (JSON.parse(text)[1] is the body): one copy of a push (up to a frame
+ * size), not two.
+ */
 interface QueuedPush {
   readonly conn: ClientConnection;
-  readonly push: PushBody;
-  readonly frame: string | undefined;
+  readonly requestID: string;
+  readonly body: PushBody | string;
 }
 
 /** Pushes and presence changes that run as one batch. */
@@ -253,7 +258,8 @@ export class Room {
   /** Queues a push; `frame` is the text it was decoded from, when there is one (a worker is sent that instead of the body). */
   push(conn: ClientConnection, push: PushBody, frame?: string): void {
     if (this.stopped) return;
-    this.queue.push({ kind: 'push', conn, push, frame });
+    const body = frame !== undefined && this.deps.host.takesFrames === true ? frame : push;
+    this.queue.push({ kind: 'push', conn, requestID: push.requestID, body });
     this.schedule();
   }
 
@@ -798,12 +804,12 @@ export class Room {
     if (result.failedCount > result.failed.length) this.deps.failures.moreFailed(this.roomID, result.failedCount - result.failed.length);
   }
 
-  private poke(result: BatchResult, pushes: readonly { conn: ClientConnection; push: PushBody }[]): void {
+  private poke(result: BatchResult, pushes: readonly QueuedPush[]): void {
     const commit = result.commit!;
     this.deps.counters.batches++;
     const requestIDs = new Map<ClientConnection, string>();
-    for (const { conn, push } of pushes) if (!requestIDs.has(conn)) requestIDs.set(conn, push.requestID);
-    const fallback = pushes[0]?.push.requestID ?? '';
+    for (const { conn, requestID } of pushes) if (!requestIDs.has(conn)) requestIDs.set(conn, requestID);
+    const fallback = pushes[0]?.requestID ?? '';
     this.pokeDelta({ version: commit.version, patchJSON: result.patchJSON, changesByGroup: result.changesByGroup }, (conn) => requestIDs.get(conn) ?? fallback);
   }
 
@@ -819,9 +825,11 @@ export class Room {
   }
 }
 
-function batchRequest(batch: Batch, timedOut: readonly MutationPlace[]): BatchRequest {
+function batchRequest(batch: Batch, timedOut: readonly MutationPlace[]): HostBatchRequest {
   return {
-    pushes: batch.pushes.map(({ conn, push, frame }) => ({ conn: batch.pushers.indexOf(conn), auth: conn.auth, push, ...(frame === undefined ? {} : { frame }) })),
+    pushes: batch.pushes.map(({ conn, body }) =>
+      typeof body === 'string' ? { conn: batch.pushers.indexOf(conn), auth: conn.auth, frame: body } : { conn: batch.pushers.indexOf(conn), auth: conn.auth, push: body },
+    ),
     timedOut,
     ...(batch.presence.length === 0 ? {} : { presence: batch.presence }),
   };

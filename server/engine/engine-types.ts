@@ -30,13 +30,15 @@ export interface PushInput {
   readonly conn: number;
   readonly auth: AuthData;
   readonly push: PushBody;
-  /**
-   * The text of the frame the push was decoded from, when there is one
-   * (JSON.parse(frame)[1] is `push`): a host that runs the room in another
-   * thread sends this text instead of the body, which is cheaper to pass.
-   */
-  readonly frame?: string;
 }
+
+/**
+ * A push as a host is handed it: its body, or, for a host that takes frames
+ * (one that runs the room in another thread: one string is cheaper to pass
+ * than the parsed body), the text of the frame it was decoded from
+ * (JSON.parse(frame)[1] is the body the socket handler validated).
+ */
+export type HostPush = PushInput | { readonly conn: number; readonly auth: AuthData; readonly frame: string };
 
 /** Where a mutation sits in a batch request. */
 export interface MutationPlace {
@@ -50,6 +52,11 @@ export interface BatchRequest {
   readonly timedOut: readonly MutationPlace[];
   /** Joins and leaves to write with the batch, before its pushes. */
   readonly presence?: readonly PresenceChange[];
+}
+
+/** A batch request as a host is handed it (see HostPush). */
+export interface HostBatchRequest extends Omit<BatchRequest, 'pushes'> {
+  readonly pushes: readonly HostPush[];
 }
 
 /** A mutation that was skipped, for the (rate-limited) log. */
@@ -118,7 +125,7 @@ export interface EngineHost {
   /** Forgets the room's state (after a failed commit, a delete, or when it went idle). */
   close(roomID: string): void;
   connect(roomID: string, request: ConnectRequest): Promise<ConnectAnswer>;
-  batch(roomID: string, request: BatchRequest): Promise<BatchResult>;
+  batch(roomID: string, request: HostBatchRequest): Promise<BatchResult>;
   pull(roomID: string, clientGroupID: string, cookie: number | null): Promise<PullAnswer>;
   /** Brings the room's state up to what another node stored; answers the poke that takes connections across. */
   apply(roomID: string, changes: RoomChanges): Promise<RoomDelta>;
@@ -130,6 +137,8 @@ export interface EngineHost {
    * thread may get that thread ready to take it (a hint; nothing changes).
    */
   prewake?(roomID: string): void;
+  /** Whether a push is better handed over as the text of its frame than as its body (see HostPush); the caller then keeps only the text. */
+  readonly takesFrames?: boolean;
   /** Time spent turning event loops to take other threads' messages sooner, where the host does (admin stats). */
   spinStats?(): SpinWaitStats;
   shutdown(): Promise<void>;

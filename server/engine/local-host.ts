@@ -1,5 +1,6 @@
 import type { RoomChanges, StoredRoom } from '../storage/types';
-import { EngineLostError, type BatchRequest, type ClientBinding, type ConnectRequest, type EngineHost, type OpenReport } from './engine-types';
+import { unwireBatch } from './worker-protocol';
+import { EngineLostError, type ClientBinding, type HostBatchRequest, type ConnectRequest, type EngineHost, type OpenReport } from './engine-types';
 import type { MutationGuard } from './mutation-guard';
 import { RoomPacer, type ThreadPace } from './pacer';
 import { RoomEngine, type EngineOptions } from './room-engine';
@@ -28,8 +29,8 @@ export class LocalEngineHost implements EngineHost {
     return this.engine(roomID).connect(request);
   }
 
-  async batch(roomID: string, request: BatchRequest) {
-    return this.engine(roomID).batch(request);
+  async batch(roomID: string, request: HostBatchRequest) {
+    return this.engine(roomID).batch(unwireBatch(request));
   }
 
   async pull(roomID: string, clientGroupID: string, cookie: number | null) {

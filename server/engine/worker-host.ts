@@ -5,7 +5,7 @@ import type { ServerCounters } from '../stats';
 import type { RoomChanges, StoredRoom } from '../storage/types';
 import {
   EngineLostError,
-  type BatchRequest,
+  type HostBatchRequest,
   type BatchResult,
   type ClientBinding,
   type ConnectAnswer,
@@ -22,7 +22,7 @@ import { SpareCoreWatch } from './spare-cpu';
 import { Outbox } from './outbox';
 import { BOARD_MUTATION, BOARD_PUSH, BOARD_ROOM, BOARD_RUNNING, BOARD_SEQ, BOARD_SLOTS } from './mutation-guard';
 import { ANSWER_WINDOW_MS, answerDeadline, LatencyEstimate, WakeGate, type SpinWaitStats } from './spin-wait';
-import { WAKE, wireBatch, type WorkerRequest, type WorkerResponse, type WorkerSetup } from './worker-protocol';
+import { WAKE, type WorkerRequest, type WorkerResponse, type WorkerSetup } from './worker-protocol';
 
 /** Looks per mutator timeout: a mutation seen running at this many looks in a row is stuck. */
 export const WATCHDOG_LOOKS_PER_TIMEOUT = 4;
@@ -115,6 +115,8 @@ export class WorkerEngineHost implements EngineHost {
   /** Turns while answers are due, so they are taken without waking this thread. */
   private readonly answers: HotLoop;
   private readonly spareCoreWatch: SpareCoreWatch | undefined;
+  /** A push is handed over as the text of its frame (one string to pass): the main thread keeps no parsed body. */
+  readonly takesFrames = true;
   private readonly hasSpareCore: () => boolean;
   private readonly now: () => number;
   /** Turning time of workers that were replaced. */
@@ -176,8 +178,8 @@ export class WorkerEngineHost implements EngineHost {
     return this.call(roomID, { op: 'connect', roomID, request });
   }
 
-  batch(roomID: string, request: BatchRequest): Promise<BatchResult> {
-    return this.call(roomID, { op: 'batch', roomID, request: wireBatch(request) });
+  batch(roomID: string, request: HostBatchRequest): Promise<BatchResult> {
+    return this.call(roomID, { op: 'batch', roomID, request });
   }
 
   pull(roomID: string, clientGroupID: string, cookie: number | null): Promise<PullAnswer> {

@@ -1,7 +1,6 @@
 import type { PushBody } from '../../src/protocol';
-import type { AuthData } from '../auth/auth';
 import type { RoomChanges, StoredRoom } from '../storage/types';
-import type { BatchRequest, ClientBinding, ConnectRequest, PushInput } from './engine-types';
+import type { BatchRequest, ClientBinding, ConnectRequest, HostBatchRequest } from './engine-types';
 
 /** What a worker needs to run rooms. */
 export interface WorkerSetup {
@@ -20,26 +19,12 @@ export interface WorkerSetup {
   readonly turned: SharedArrayBuffer;
 }
 
-/** A push as a worker is sent it: the text of its frame when there is one (one string is cheaper to pass than the parsed body). */
-export type WirePush = Omit<PushInput, 'frame'> | { readonly conn: number; readonly auth: AuthData; readonly frame: string };
-
-export interface WireBatchRequest extends Omit<BatchRequest, 'pushes'> {
-  readonly pushes: readonly WirePush[];
-}
-
-/** The batch request to send a worker. */
-export function wireBatch(request: BatchRequest): WireBatchRequest {
+/** The batch request a room runs, its pushes handed over as frames parsed (the request itself when none was). */
+export function unwireBatch(request: HostBatchRequest): BatchRequest {
+  if (request.pushes.every((p) => 'push' in p)) return request as BatchRequest;
   return {
     ...request,
-    pushes: request.pushes.map((p) => (p.frame === undefined ? { conn: p.conn, auth: p.auth, push: p.push } : { conn: p.conn, auth: p.auth, frame: p.frame })),
-  };
-}
-
-/** The batch request a worker runs, its pushes parsed from their frames. */
-export function unwireBatch(request: WireBatchRequest): BatchRequest {
-  return {
-    ...request,
-    pushes: request.pushes.map((p) => ('frame' in p ? { conn: p.conn, auth: p.auth, push: (JSON.parse(p.frame) as [string, PushBody])[1] } : p)),
+    pushes: request.pushes.map((p) => ('push' in p ? p : { conn: p.conn, auth: p.auth, push: (JSON.parse(p.frame) as [string, PushBody])[1] })),
   };
 }
 
@@ -54,7 +39,7 @@ export type WorkerRequest =
     }
   | { readonly id: number; readonly op: 'close'; readonly roomID: string }
   | { readonly id: number; readonly op: 'connect'; readonly roomID: string; readonly request: ConnectRequest }
-  | { readonly id: number; readonly op: 'batch'; readonly roomID: string; readonly request: WireBatchRequest }
+  | { readonly id: number; readonly op: 'batch'; readonly roomID: string; readonly request: HostBatchRequest }
   | { readonly id: number; readonly op: 'pull'; readonly roomID: string; readonly clientGroupID: string; readonly cookie: number | null }
   | { readonly id: number; readonly op: 'apply'; readonly roomID: string; readonly changes: RoomChanges }
   | { readonly id: number; readonly op: 'since'; readonly roomID: string; readonly cookie: number; readonly clientGroupIDs: readonly string[] }
