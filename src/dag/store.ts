@@ -45,6 +45,8 @@ export interface PersistentDagWrite extends DagWrite, PersistentDagRead {
   putNewChunk(chunk: Chunk): Promise<void>;
   putMeta(name: string, value: ReadonlyJSONValue): Promise<void>;
   delMeta(name: string): Promise<void>;
+  /** The caller knows these heads are not stored: this transaction asks nothing for them (see KvWrite.knownAbsent). */
+  headsAbsent(names: readonly string[]): void;
 }
 
 export class PersistentDagStore implements DagStore {
@@ -221,6 +223,10 @@ class PersistentWrite extends PersistentRead implements PersistentDagWrite {
 
   async removeHead(name: string): Promise<void> {
     this.#heads.set(name, undefined);
+  }
+
+  headsAbsent(names: readonly string[]): void {
+    this.kv.knownAbsent?.(names.map(headKey));
   }
 
   keepOnlyRefs(): void {

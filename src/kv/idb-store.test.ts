@@ -194,6 +194,32 @@ describe('IDBStore on fake-indexeddb', () => {
     await store.close();
   });
 
+  it('knownAbsent: gets of keys the caller knows are not stored ask IndexedDB nothing; a key put or read before keeps what it has', async () => {
+    const store = await openStore('db-known-absent', { idbFactory: new IDBFactory(), logger: silent });
+    const setup = await store.write();
+    await setup.put('h/read', 'r');
+    await setup.commit();
+
+    const gets = vi.spyOn(IDBObjectStore.prototype, 'get');
+    try {
+      const w = await store.write();
+      await w.put('h/put', 'p');
+      expect(await w.get('h/read')).toBe('r');
+      gets.mockClear();
+      w.knownAbsent!(['h/a', 'h/b', 'h/put', 'h/read']);
+      expect(await w.get('h/a')).toBeUndefined();
+      expect(await w.has('h/put')).toBe(true);
+      expect(await w.get('h/put')).toBe('p');
+      expect(await w.get('h/read')).toBe('r');
+      expect(await w.get('h/b')).toBeUndefined();
+      expect(gets).not.toHaveBeenCalled();
+      await w.commit();
+    } finally {
+      gets.mockRestore();
+    }
+    await store.close();
+  });
+
   it("a read made while a write commits rides on the write's transaction (no wait for its commit); one round only", async () => {
     const factory = new IDBFactory();
     const store = await openStore('db-ride', { idbFactory: factory, logger: silent });

@@ -413,6 +413,10 @@ class IDBWrite extends IDBRead implements KvWrite {
     }
   }
 
+  knownAbsent(keys: readonly string[]): void {
+    for (const key of keys) if (!this.#pending.has(key) && !this.#read.has(key)) this.#read.set(key, Promise.resolve(undefined));
+  }
+
   async put(key: string, value: ReadonlyJSONValue): Promise<void> {
     this.assertOpen();
     this.#pending.set(key, value);

@@ -21,6 +21,13 @@ export interface KvWrite extends KvRead {
    * small set of keys (records), not for data.
    */
   prefetch?(prefix: string): Promise<void>;
+  /**
+   * A hint: the caller knows these keys are not stored (e.g. what another
+   * record says cannot exist yet), so later gets of them in this transaction
+   * answer undefined without a request. A store may do nothing. A key put,
+   * deleted or read in this transaction already keeps what it has.
+   */
+  knownAbsent?(keys: readonly string[]): void;
   put(key: string, value: ReadonlyJSONValue): Promise<void>;
   del(key: string): Promise<void>;
   /** Applies every put and del of this transaction at once, then releases it. */

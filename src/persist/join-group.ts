@@ -73,10 +73,10 @@ async function joinIn(w: PersistentDagWrite, options: JoinOptions, started: (com
   // record at once, where the store can: the second round is then answered from memory), then the
   // groups with their chains. A hint's chunks are asked for in the first round: when it is right, the
   // head's chunks are then answered from the transaction's memory too.
+  // The group records' prefix without its slash takes in the list of group ids too (one request less).
   const firstRound = Promise.all([
-    readGroupIDs(w),
+    w.prefetchMeta(GROUP_RECORDS_PREFIX.slice(0, -1)).then(() => readGroupIDs(w)),
     readForNewClient(w, options.clientID),
-    w.prefetchMeta(GROUP_RECORDS_PREFIX),
     w.prefetchMeta(CHAIN_RECORDS_PREFIX),
   ]);
   const hint = options.hint;

@@ -95,8 +95,12 @@ export async function readGroups(read: PersistentDagRead): Promise<Map<string, C
  * client's heads), so that a caller can have them read together with its own
  * reads; the write then reads them again from its transaction's memory.
  */
-export async function readForNewClient(read: PersistentDagRead, clientID: string): Promise<void> {
-  await Promise.all([readIDs(read, CLIENT_IDS), read.getHead(clientHead(clientID)), read.getHead(refreshHead(clientID))]);
+export async function readForNewClient(write: PersistentDagWrite, clientID: string): Promise<void> {
+  const heads = [clientHead(clientID), refreshHead(clientID)];
+  // A client's heads are written and deleted with its id in the list: a client not listed (a new page
+  // load's) has none, and the write asks nothing for them.
+  if (!(await readIDs(write, CLIENT_IDS)).includes(clientID)) write.headsAbsent(heads);
+  else await Promise.all(heads.map((name) => write.getHead(name)));
 }
 
 /** Stores a client record and moves its heads with it. `previous` is the stored record, if any. */
