@@ -99,6 +99,20 @@ describe('WorkerEngineHost: waking and waiting turning', () => {
     expect(h.spinStats().mainThreadMs).toBe(turned);
   });
 
+  it('the main thread waits asleep when no core is spare', async () => {
+    let spare = true;
+    const { h } = await host({ hasSpareCore: () => spare });
+    await tick();
+    spare = false;
+    const answer = h.stats('r');
+    expect(h.turning).toBe(false);
+    await answer;
+    spare = true;
+    const next = h.stats('r');
+    expect(h.turning).toBe(true);
+    await next;
+  });
+
   it('waits asleep for a worker whose answers take longer than the window', async () => {
     const { h, clock } = await host();
     // Each answer takes 5 ms by the test's clock.
@@ -107,6 +121,7 @@ describe('WorkerEngineHost: waking and waiting turning', () => {
       clock.now += 5;
       await answer;
     }
+    await tick();
     void h.stats('r');
     expect(h.turning).toBe(false);
   });
