@@ -60,6 +60,8 @@ export class IDBStore implements KvStore {
   readonly #written = new WeakMap<IDBTransaction, ReadonlyMap<string, unknown>>();
   #closed = false;
   #closedReason: string | undefined;
+  /** Whether this database's object stores have getAllRecords (found out at the first prefetch). */
+  getAllRecords: boolean | undefined;
 
   private constructor(name: string, db: IDBDatabase) {
     this.name = name;
@@ -354,8 +356,8 @@ interface RecordsObjectStore extends IDBObjectStore {
   getAllRecords(options: { query: IDBKeyRange }): IDBRequest<{ readonly key: IDBValidKey; readonly value: ReadonlyJSONValue }[]>;
 }
 
-function hasGetAllRecords(): boolean {
-  return typeof (globalThis as { IDBObjectStore?: { prototype: Partial<RecordsObjectStore> } }).IDBObjectStore?.prototype.getAllRecords === 'function';
+function hasGetAllRecords(os: IDBObjectStore): os is RecordsObjectStore {
+  return typeof (os as Partial<RecordsObjectStore>).getAllRecords === 'function';
 }
 
 class IDBWrite extends IDBRead implements KvWrite {
@@ -394,11 +396,19 @@ class IDBWrite extends IDBRead implements KvWrite {
     const range = IDBKeyRange.bound(prefix, `${prefix}\uffff`);
     let keys: readonly IDBValidKey[];
     let values: readonly ReadonlyJSONValue[];
-    if (hasGetAllRecords()) {
-      // One request for keys and values (where the platform has it), not two.
-      const records = await this.request((os) => (os as RecordsObjectStore).getAllRecords({ query: range }));
-      keys = records.map((r) => r.key);
-      values = records.map((r) => r.value);
+    if (this.store.getAllRecords !== false) {
+      // One request for keys and values where this database has it (asked of the object store itself: a given idbFactory may lack it where the browser's has it), not two.
+      const answer: unknown[] = await this.request((os): IDBRequest =>
+        (this.store.getAllRecords = hasGetAllRecords(os)) ? os.getAllRecords({ query: range }) : os.getAllKeys(range),
+      );
+      if (this.store.getAllRecords) {
+        const records = answer as { readonly key: IDBValidKey; readonly value: ReadonlyJSONValue }[];
+        keys = records.map((r) => r.key);
+        values = records.map((r) => r.value);
+      } else {
+        keys = answer as IDBValidKey[];
+        values = await this.request((os) => os.getAll(range) as IDBRequest<ReadonlyJSONValue[]>);
+      }
     } else {
       [keys, values] = await Promise.all([
         this.request((os) => os.getAllKeys(range)),

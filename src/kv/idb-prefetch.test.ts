@@ -1,0 +1,45 @@
+// idb checks `instanceof IDBRequest`, so the fake's classes must be global too.
+import 'fake-indexeddb/auto';
+import { IDBFactory } from 'fake-indexeddb';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { openStore } from './idb-store';
+
+afterEach(() => vi.restoreAllMocks());
+
+/** Object stores without getAllRecords (Firefox, Safari, Chromium < 141, an older shim), while the global prototype still has it. */
+function objectStoresWithoutGetAllRecords(): void {
+  const objectStore = IDBTransaction.prototype.objectStore;
+  vi.spyOn(IDBTransaction.prototype, 'objectStore').mockImplementation(function (this: IDBTransaction, name: string) {
+    const os = objectStore.call(this, name);
+    Object.defineProperty(os, 'getAllRecords', { value: undefined });
+    return os;
+  });
+}
+
+describe('prefetch', () => {
+  it('asks for keys and values apart where the object store has no getAllRecords, and later gets ask nothing', async () => {
+    objectStoresWithoutGetAllRecords();
+    expect(typeof (IDBObjectStore.prototype as { getAllRecords?: unknown }).getAllRecords).toBe('function');
+    const store = await openStore('prefetch-without-records', { idbFactory: new IDBFactory(), logger: { warn() {} } });
+    const setup = await store.write();
+    await setup.put('m/g/a', 1);
+    await setup.put('m/g/b', 2);
+    await setup.put('n/other', 3);
+    await setup.commit();
+    for (let round = 0; round < 2; round++) {
+      const getAllKeys = vi.spyOn(IDBObjectStore.prototype, 'getAllKeys');
+      const getAll = vi.spyOn(IDBObjectStore.prototype, 'getAll');
+      const get = vi.spyOn(IDBObjectStore.prototype, 'get');
+      const w = await store.write();
+      await w.prefetch!('m/g/');
+      expect([getAllKeys.mock.calls.length, getAll.mock.calls.length]).toEqual([1, 1]);
+      expect([await w.get('m/g/a'), await w.get('m/g/b')]).toEqual([1, 2]);
+      expect(get).not.toHaveBeenCalled();
+      w.release();
+      vi.mocked(getAllKeys).mockRestore();
+      vi.mocked(getAll).mockRestore();
+      vi.mocked(get).mockRestore();
+    }
+    await store.close();
+  });
+});
