@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ANSWER_WINDOW_MS, answerDeadline, LatencyEstimate, MAX_UNANSWERED_WAKES, WAKE_BACKOFF_MS, WAKE_WINDOW_MS, WakeGate } from './spin-wait';
+import { ANSWER_WINDOW_MS, AnswerWindows, LatencyEstimate, type Outstanding, MAX_UNANSWERED_WAKES, WAKE_BACKOFF_MS, WAKE_WINDOW_MS, WakeGate } from './spin-wait';
 
 describe('WakeGate', () => {
   it('sends one wake per window', () => {
@@ -66,11 +66,28 @@ describe('answer windows', () => {
   it('turns until the last window of a request likely answered in it, and not for the others', () => {
     const fast = estimate(0.1);
     const slow = estimate(3);
-    expect(answerDeadline([], 0)).toBeUndefined();
-    expect(answerDeadline([{ sentAt: 0, estimate: fast }], 0.1)).toBe(ANSWER_WINDOW_MS);
-    expect(answerDeadline([{ sentAt: 0, estimate: slow }], 0.1)).toBeUndefined();
-    expect(answerDeadline([{ sentAt: 0, estimate: slow }, { sentAt: 0.2, estimate: fast }], 0.3)).toBe(0.2 + ANSWER_WINDOW_MS);
+    const windows = new AnswerWindows();
+    expect(windows.deadline(0)).toBeUndefined();
+    const a: Outstanding = { sentAt: 0, estimate: fast, answered: false };
+    windows.sent(a);
+    expect(windows.deadline(0.1)).toBe(ANSWER_WINDOW_MS);
+    const b: Outstanding = { sentAt: 0.2, estimate: fast, answered: false };
+    windows.sent(b);
+    expect(windows.deadline(0.3)).toBe(0.2 + ANSWER_WINDOW_MS);
+    // The newest answered: turn until the older one's window ends, and no longer.
+    b.answered = true;
+    expect(windows.deadline(0.3)).toBe(ANSWER_WINDOW_MS);
+    a.answered = true;
+    expect(windows.deadline(0.3)).toBeUndefined();
+    // A request to a worker that turned slow since it was sent is not turned for.
+    const c: Outstanding = { sentAt: 1, estimate: estimate(0.1), answered: false };
+    windows.sent(c);
+    expect(windows.deadline(1.1)).toBe(1 + ANSWER_WINDOW_MS);
+    for (let i = 0; i < 10; i++) c.estimate.add(5);
+    expect(windows.deadline(1.1)).toBeUndefined();
     // A window already over: nothing to turn for.
-    expect(answerDeadline([{ sentAt: 0, estimate: fast }], ANSWER_WINDOW_MS + 0.1)).toBeUndefined();
+    windows.sent({ sentAt: 2, estimate: fast, answered: false });
+    expect(windows.deadline(2 + ANSWER_WINDOW_MS + 0.1)).toBeUndefined();
+    void slow;
   });
 });

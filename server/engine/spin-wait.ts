@@ -76,25 +76,41 @@ export class LatencyEstimate {
   }
 }
 
-/** A request that is waiting for its answer. */
+/** A request the main thread turns for until its answer is in. */
 export interface Outstanding {
   readonly sentAt: number;
   readonly estimate: LatencyEstimate;
+  answered: boolean;
 }
 
 /**
- * Until when the main thread should turn for the answers outstanding at
- * `now`: the end of the last window of a request whose worker answers within
- * the window; undefined (stop turning) when no such request is left.
+ * The requests the main thread turns for, oldest first: until when to turn
+ * is the end of the window of the newest one still unanswered whose worker
+ * still answers within the window. Each request is looked at a bounded
+ * number of times (no scan of every outstanding request per answer).
  */
-export function answerDeadline(outstanding: Iterable<Outstanding>, now: number): number | undefined {
-  let until: number | undefined;
-  for (const o of outstanding) {
-    const end = o.sentAt + ANSWER_WINDOW_MS;
-    if (end <= now || !o.estimate.answersWithinWindow) continue;
-    if (until === undefined || end > until) until = end;
+export class AnswerWindows {
+  private readonly waiting: Outstanding[] = [];
+  private head = 0;
+
+  /** A request was sent that is worth turning for. */
+  sent(o: Outstanding): void {
+    this.waiting.push(o);
   }
-  return until;
+
+  /** Until when to turn at `now`; undefined (stop turning) when no request worth it is left. */
+  deadline(now: number): number | undefined {
+    const w = this.waiting;
+    // Requests whose window is over, from the oldest: never worth turning for again.
+    while (this.head < w.length && (w[this.head]!.answered || w[this.head]!.sentAt + ANSWER_WINDOW_MS <= now)) this.head++;
+    // From the newest: answered, or to a worker that has turned slow.
+    while (w.length > this.head && (w[w.length - 1]!.answered || !w[w.length - 1]!.estimate.answersWithinWindow)) w.pop();
+    if (this.head === w.length || this.head > 1024) {
+      w.splice(0, this.head);
+      this.head = 0;
+    }
+    return w.length === 0 ? undefined : w[w.length - 1]!.sentAt + ANSWER_WINDOW_MS;
+  }
 }
 
 /** Time spent turning event loops to take other threads' messages sooner (admin stats). */

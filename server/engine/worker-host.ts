@@ -21,7 +21,7 @@ import { HotLoop, realLoopTurns } from './hot-loop';
 import { SpareCoreWatch } from './spare-cpu';
 import { Outbox } from './outbox';
 import { BOARD_MUTATION, BOARD_PUSH, BOARD_ROOM, BOARD_RUNNING, BOARD_SEQ, BOARD_SLOTS } from './mutation-guard';
-import { ANSWER_WINDOW_MS, answerDeadline, LatencyEstimate, WakeGate, type SpinWaitStats } from './spin-wait';
+import { ANSWER_WINDOW_MS, AnswerWindows, LatencyEstimate, WakeGate, type Outstanding, type SpinWaitStats } from './spin-wait';
 import { WAKE, type WorkerRequest, type WorkerResponse, type WorkerSetup } from './worker-protocol';
 
 /** Looks per mutator timeout: a mutation seen running at this many looks in a row is stuck. */
@@ -47,8 +47,9 @@ export interface WorkerHostOptions extends Omit<WorkerSetup, 'board' | 'turned'>
 interface Pending {
   readonly roomID: string;
   readonly op: WorkerRequest['op'];
+  /** Set when the main thread turns for this answer. */
+  readonly turnedFor: Outstanding | undefined;
   readonly sentAt: number;
-  readonly estimate: LatencyEstimate;
   readonly resolve: (value: unknown) => void;
   readonly reject: (error: unknown) => void;
 }
@@ -114,6 +115,7 @@ export class WorkerEngineHost implements EngineHost {
   private closing = false;
   /** Turns while answers are due, so they are taken without waking this thread. */
   private readonly answers: HotLoop;
+  private readonly windows = new AnswerWindows();
   private readonly spareCoreWatch: SpareCoreWatch | undefined;
   /** A push is handed over as the text of its frame (one string to pass): the main thread keeps no parsed body. */
   readonly takesFrames = true;
@@ -246,11 +248,15 @@ export class WorkerEngineHost implements EngineHost {
     const id = this.nextID++;
     return new Promise((resolve, reject) => {
       const sentAt = this.now();
-      slot.pending.set(id, { roomID, op: request.op, sentAt, estimate: slot.latency, resolve, reject });
+      // Turns only for an answer likely within the window (a worker whose answers take longer is waited for asleep).
+      const turnedFor = slot.latency.answersWithinWindow && this.hasSpareCore() ? { sentAt, estimate: slot.latency, answered: false } : undefined;
+      slot.pending.set(id, { roomID, op: request.op, turnedFor, sentAt, resolve, reject });
       slot.outbox.send({ ...request, id } as WorkerRequest);
       slot.wakes.requested(sentAt);
-      // Turns only for an answer likely within the window (a worker whose answers take longer is waited for asleep).
-      if (slot.latency.answersWithinWindow && this.hasSpareCore()) this.answers.keep(ANSWER_WINDOW_MS);
+      if (turnedFor !== undefined) {
+        this.windows.sent(turnedFor);
+        this.answers.keep(ANSWER_WINDOW_MS);
+      }
       this.armWatchdog();
     });
   }
@@ -261,6 +267,7 @@ export class WorkerEngineHost implements EngineHost {
     slot.pending.delete(r.id);
     const now = this.now();
     slot.latency.add(now - pending.sentAt);
+    if (pending.turnedFor !== undefined) pending.turnedFor.answered = true;
     if (this.answers.hot) this.keepTurningFor(now);
     if (r.ok) pending.resolve(r.value);
     else if (r.error.lost) pending.reject(new EngineLostError(pending.roomID, r.error.message));
@@ -269,13 +276,9 @@ export class WorkerEngineHost implements EngineHost {
 
   /** Turns on only for outstanding requests likely to be answered within their window. */
   private keepTurningFor(now: number): void {
-    const until = answerDeadline(this.outstanding(), now);
+    const until = this.windows.deadline(now);
     if (until === undefined) this.answers.stop();
     else this.answers.keepUntil(until);
-  }
-
-  private *outstanding(): Iterable<Pending> {
-    for (const slot of this.slots) yield* slot.pending.values();
   }
 
   private onDeath = (slot: Slot, error: unknown): void => {
@@ -329,6 +332,7 @@ export class WorkerEngineHost implements EngineHost {
     for (const roomID of slot.rooms) this.forgetRoom(roomID);
     for (const p of slot.pending.values()) {
       const timedOut = stuck !== undefined && p.op === 'batch' && p.roomID === stuck.roomID ? stuck.place : undefined;
+      if (p.turnedFor !== undefined) p.turnedFor.answered = true;
       p.reject(new EngineLostError(p.roomID, reason, timedOut));
     }
     slot.pending.clear();
