@@ -44,17 +44,7 @@ export interface LazyDagStoreOptions {
 interface MemoryChunk {
   chunk: Chunk;
   count: number;
-  /**
-   * The chunk's refs that were memory-only when it came into memory (each
-   * occurrence), those it holds a count of. A hash that is not memory-only
-   * never becomes so later, so releasing the chunk walks these, not all its
-   * refs (a tree node's persisted children); some may have been persisted
-   * since, and are skipped as before.
-   */
-  memRefs: readonly Hash[];
 }
-
-const NO_REFS: readonly Hash[] = [];
 
 export class LazyDagStore implements DagStore {
   readonly #persistent: DagStore;
@@ -205,7 +195,7 @@ export class LazyDagStore implements DagStore {
       if (entry === undefined) continue;
       this.#mem.delete(hash);
       if (cache(entry.chunk)) this.#cache.put(entry.chunk, estimateChunkSize(entry.chunk));
-      this.#release(entry.memRefs);
+      this.#release(entry.chunk.refs);
     }
   }
 
@@ -217,7 +207,7 @@ export class LazyDagStore implements DagStore {
         const child = this.#mem.get(ref);
         if (child === undefined || --child.count > 0) continue;
         this.#mem.delete(ref);
-        pending.push(child.memRefs);
+        pending.push(child.chunk.refs);
       }
     }
   }
@@ -363,7 +353,7 @@ export class LazyDagStore implements DagStore {
       addDelta(deltas, hash, +1);
     });
     const mem = this.#mem;
-    const { change, dead, born } = memoryRefCounts(deltas, newChunks, mem);
+    const { change, dead } = memoryRefCounts(deltas, newChunks, mem);
     // A chunk's new count: its count and its change, for those whose change is not 0 and those that died.
     const countOf = (delta: number, hash: Hash): number | undefined => (delta !== 0 || dead?.has(hash) === true ? (mem.get(hash)?.count ?? 0) + delta : undefined);
     change.forEach((delta, hash) => {
@@ -379,7 +369,7 @@ export class LazyDagStore implements DagStore {
         return;
       }
       const chunk = count === 0 ? undefined : newChunks.get(hash);
-      if (chunk !== undefined && !this.#cache.has(hash)) mem.set(hash, { chunk, count, memRefs: born.get(hash) ?? chunk.refs });
+      if (chunk !== undefined && !this.#cache.has(hash)) mem.set(hash, { chunk, count });
     });
     heads.forEach((hash, name) => {
       this.#heads.set(name, hash);
@@ -392,7 +382,6 @@ export class LazyDagStore implements DagStore {
       const dropped = withoutOnce(entry.chunk.refs, refs);
       if (dropped === undefined) return;
       entry.chunk = { hash, data: entry.chunk.data, refs };
-      entry.memRefs = refs.filter((ref) => mem.has(ref));
       this.#release(dropped);
     });
     if (heads.size > 0) this.#onCommit?.([...heads.keys()]);
@@ -411,42 +400,37 @@ function memoryRefCounts(
   deltas: ReadonlyMap<Hash, number>,
   newChunks: ReadonlyMap<Hash, Chunk>,
   mem: ReadonlyMap<Hash, MemoryChunk>,
-): { change: Map<Hash, number>; dead: Set<Hash> | undefined; born: Map<Hash, readonly Hash[]> } {
+): { change: Map<Hash, number>; dead: Set<Hash> | undefined } {
   // (Plain loops and forEach: no iterator or pair object per step; this runs at every commit.)
   const change = new Map<Hash, number>();
-  // Increments first: a new chunk that gains a reference takes hold of its children. `born`
-  // holds each with the refs it takes hold of (its MemoryChunk.memRefs).
-  const born = new Map<Hash, readonly Hash[]>();
+  // Increments first: a new chunk that gains a reference takes hold of its children.
+  const born = new Set<Hash>();
   const growing: Hash[] = [];
   deltas.forEach((delta, hash) => {
     if (delta === 0 || !(newChunks.has(hash) || mem.has(hash))) return;
     change.set(hash, (change.get(hash) ?? 0) + delta);
     if (delta > 0 && !born.has(hash) && newChunks.has(hash) && !mem.has(hash)) {
-      born.set(hash, NO_REFS);
+      born.add(hash);
       growing.push(hash);
     }
   });
   while (growing.length > 0) {
-    const hash = growing.pop()!;
-    const refs = newChunks.get(hash)!.refs;
-    let held: Hash[] | undefined;
+    const refs = newChunks.get(growing.pop()!)!.refs;
     for (let i = 0; i < refs.length; i++) {
       const ref = refs[i]!;
       const inMem = mem.has(ref);
       const isNew = !inMem && newChunks.has(ref);
       if (!isNew && !inMem) continue;
-      (held ??= []).push(ref);
       change.set(ref, (change.get(ref) ?? 0) + 1);
       if (isNew && !born.has(ref)) {
-        born.set(ref, NO_REFS);
+        born.add(ref);
         growing.push(ref);
       }
     }
-    if (held !== undefined) born.set(hash, held);
   }
   // Then decrements: a chunk left with none lets go of its children.
   let dead: Set<Hash> | undefined;
-  const shrinking = growing;
+  const shrinking: Hash[] = [];
   change.forEach((delta, hash) => {
     if (delta < 0) shrinking.push(hash);
   });
@@ -457,7 +441,7 @@ function memoryRefCounts(
     if ((before === 0 && !born.has(hash)) || before + change.get(hash)! !== 0) continue;
     (dead ??= new Set()).add(hash);
     // A persist finishing meanwhile may have moved the chunk out of memory: then it holds nothing here.
-    const refs = born.get(hash) ?? mem.get(hash)?.memRefs;
+    const refs = (newChunks.get(hash) ?? mem.get(hash)?.chunk)?.refs;
     if (refs === undefined) continue;
     for (let i = 0; i < refs.length; i++) {
       const ref = refs[i]!;
@@ -466,7 +450,7 @@ function memoryRefCounts(
       shrinking.push(ref);
     }
   }
-  return { change, dead, born };
+  return { change, dead };
 }
 
 /** The refs of `all` that are not in `kept` (each kept occurrence matches one), or undefined when `kept` is not part of `all`. */
