@@ -1,4 +1,4 @@
-import { readFile } from 'node:fs';
+import { readFile, readFileSync } from 'node:fs';
 import { availableParallelism, loadavg } from 'node:os';
 
 /**
@@ -21,10 +21,50 @@ export function hasSpareCore(pressure: number | undefined, load: number, cores: 
   return pressure === undefined ? load < cores - 0.5 : pressure < MAX_CPU_PRESSURE_TO_TURN;
 }
 
+/** A cgroup's CPU quota in cores: cgroup v2's cpu.max ("max 100000" is none) or v1's cfs quota and period (-1 is none). */
+export function parseCpuQuota(quota: string, period?: string): number | undefined {
+  const [q, p = period] = quota.trim().split(/\s+/);
+  const cores = Number(q) / Number(p);
+  return Number.isFinite(cores) && cores > 0 ? cores : undefined;
+}
+
+/**
+ * Where this process's CPU pressure is read: the machine's (/proc/pressure/cpu)
+ * unless its cgroup has a CPU quota, where the machine may be idle while the
+ * quota is spent (turning would spend it on the threads waited for): then its
+ * cgroup's cpu.pressure (cgroup v2), or null, never turn, where there is none
+ * (cgroup v1). `read` returns a file's text or undefined.
+ */
+export function cpuPressureSource(read: (path: string) => string | undefined): string | null {
+  const groups = (read('/proc/self/cgroup') ?? '').split('\n');
+  const v2 = groups.find((line) => line.startsWith('0::'))?.slice(3);
+  const v1 = groups.map((line) => /^\d+:([^:]*\bcpu\b[^:]*):(.*)$/.exec(line)).find((m) => m !== null);
+  // A container without its own cgroup namespace sees its group at the mount's root, not at the path named.
+  const dirs = (root: string, path: string | undefined) => (path === undefined ? [] : [`${root}${path === '/' ? '' : path}`, root]);
+  for (const dir of dirs('/sys/fs/cgroup', v2)) {
+    const max = read(`${dir}/cpu.max`);
+    if (max !== undefined && parseCpuQuota(max) !== undefined) return read(`${dir}/cpu.pressure`) === undefined ? null : `${dir}/cpu.pressure`;
+  }
+  for (const dir of dirs(`/sys/fs/cgroup/${v1?.[1] ?? 'cpu'}`, v1?.[2])) {
+    const quota = read(`${dir}/cpu.cfs_quota_us`);
+    if (quota !== undefined && parseCpuQuota(quota, read(`${dir}/cpu.cfs_period_us`)) !== undefined) return null;
+  }
+  return '/proc/pressure/cpu';
+}
+
+function readText(path: string): string | undefined {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch {
+    return undefined;
+  }
+}
+
 /** Reads whether the machine has a core to spare, once a second, in the background (no reading yet: it has none). */
 export class SpareCoreWatch {
   private spare = false;
   private readonly timer: ReturnType<typeof setInterval>;
+  private readonly source = cpuPressureSource(readText);
 
   constructor(intervalMs = 1000) {
     this.look();
@@ -41,7 +81,8 @@ export class SpareCoreWatch {
   }
 
   private look(): void {
-    readFile('/proc/pressure/cpu', 'utf8', (error, text) => {
+    if (this.source === null) return;
+    readFile(this.source, 'utf8', (error, text) => {
       this.spare = hasSpareCore(error === null ? parseCpuPressure(text) : undefined, loadavg()[0]!, availableParallelism());
     });
   }
