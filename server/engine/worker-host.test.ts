@@ -3,6 +3,7 @@ import { systemTimers } from '../clock';
 import { silentLogger } from '../logger';
 import { newCounters } from '../stats';
 import type { StoredRoom } from '../storage/types';
+import { EngineLostError } from './engine-types';
 import { MAX_UNANSWERED_WAKES, WAKE_BACKOFF_MS, WAKE_WINDOW_MS } from './spin-wait';
 import { WorkerEngineHost, type WorkerHostOptions } from './worker-host';
 
@@ -99,6 +100,19 @@ describe('WorkerEngineHost: waking and waiting turning', () => {
     expect(h.spinStats().mainThreadMs).toBe(turned);
   });
 
+  it('shutdown fails what a worker had not answered and stops the turning, though no time passed', async () => {
+    const { h } = await host();
+    const answer = h.stats('r').then(
+      () => 'answered',
+      (error: unknown) => error,
+    );
+    expect(h.turning).toBe(true);
+    await h.shutdown();
+    expect(await answer).toBeInstanceOf(EngineLostError);
+    await tick();
+    expect(h.turning).toBe(false);
+  });
+
   it('the main thread waits asleep when no core is spare', async () => {
     let spare = true;
     const { h } = await host({ hasSpareCore: () => spare });
@@ -122,8 +136,9 @@ describe('WorkerEngineHost: waking and waiting turning', () => {
       await answer;
     }
     await tick();
-    void h.stats('r');
+    const last = h.stats('r');
     expect(h.turning).toBe(false);
+    await last;
   });
 
   it('with spinWait false, no thread turns and no wake goes', async () => {

@@ -230,11 +230,15 @@ export class WorkerEngineHost implements EngineHost {
     };
   }
 
+  /** Stops every worker: what they were asked and had not answered fails with EngineLostError, and the main thread stops turning. */
   async shutdown(): Promise<void> {
     this.closing = true;
     this.spareCoreWatch?.stop();
     this.options.timers.clearTimeout(this.watchdog);
-    await Promise.all(this.slots.map((s) => ((s.stopped = true), s.worker.terminate())));
+    const terminated = this.slots.map((s) => s.worker.terminate());
+    for (const slot of this.slots) this.stop(slot, 'the server is shutting down', undefined);
+    this.answers.stop();
+    await Promise.all(terminated);
   }
 
   private call<T>(roomID: string, request: DistributiveOmit<WorkerRequest, 'id'>): Promise<T> {
@@ -326,6 +330,7 @@ export class WorkerEngineHost implements EngineHost {
   }
 
   private stop(slot: Slot, reason: string, stuck: { roomID: string; place: MutationPlace } | undefined): void {
+    if (slot.stopped) return;
     slot.stopped = true;
     this.retiredTurnedMs += slot.turned[0]!;
     void slot.worker.terminate();
