@@ -8,6 +8,7 @@ import { RoomRegistry } from './room-registry';
 import { newCounters } from './stats';
 import { MemoryStorage } from './storage/memory-storage';
 import { uniqueID, type TestClient } from './test-support/test-client';
+import { testWorkerHostOptions } from './test-support/worker-host-options';
 import { startTestServer } from './test-support/test-server';
 
 const mutatorsModule = { url: new URL('./test-support/hostile-mutators.ts', import.meta.url).href };
@@ -77,23 +78,7 @@ describe('waking a room worker ahead of a push', () => {
 
   it('not for a closed room', async () => {
     const clock = { now: 0 };
-    const host = new WorkerEngineHost({
-      mutatorsURL: undefined,
-      mutatorsExport: 'mutators',
-      maxMutationsPerPush: 1000,
-      maxTombstones: 100,
-      maxRoomBytes: 1 << 20,
-      sliceMs: 10,
-      roomBudgetMs: 500,
-      budgetWindowMs: 1000,
-      workers: 1,
-      mutatorTimeoutMs: 5000,
-      timers: systemTimers,
-      logger: silentLogger,
-      counters: newCounters(),
-      hasSpareCore: () => true,
-      now: () => clock.now,
-    });
+    const host = new WorkerEngineHost(testWorkerHostOptions(clock));
     stops.push(() => host.shutdown());
     await host.ready();
     const storage = new MemoryStorage();

@@ -1,10 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { systemTimers } from '../clock';
-import { silentLogger } from '../logger';
-import { newCounters } from '../stats';
 import type { StoredRoom } from '../storage/types';
 import { EngineLostError } from './engine-types';
 import { MAX_UNANSWERED_WAKES, WAKE_BACKOFF_MS, WAKE_WINDOW_MS } from './spin-wait';
+import { testWorkerHostOptions } from '../test-support/worker-host-options';
 import { WorkerEngineHost, type WorkerHostOptions } from './worker-host';
 
 const stored: StoredRoom = { meta: { roomID: 'r', version: 0, closed: false, tombstoneHorizon: 0, createdAt: 0 }, entries: [], clients: [] };
@@ -18,24 +16,7 @@ afterEach(async () => {
 /** A real host with one real worker; the clock and the spare-core reading are the test's. */
 async function host(options: Partial<WorkerHostOptions> = {}) {
   const clock = { now: 0 };
-  const h = new WorkerEngineHost({
-    mutatorsURL: undefined,
-    mutatorsExport: 'mutators',
-    maxMutationsPerPush: 1000,
-    maxTombstones: 100,
-    maxRoomBytes: 1 << 20,
-    sliceMs: 10,
-    roomBudgetMs: 500,
-    budgetWindowMs: 1000,
-    workers: 1,
-    mutatorTimeoutMs: 5000,
-    timers: systemTimers,
-    logger: silentLogger,
-    counters: newCounters(),
-    hasSpareCore: () => true,
-    now: () => clock.now,
-    ...options,
-  });
+  const h = new WorkerEngineHost(testWorkerHostOptions(clock, options));
   hosts.push(h);
   await h.ready();
   await h.open('r', stored);
