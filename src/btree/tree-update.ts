@@ -34,9 +34,15 @@ const NODE_OVERHEAD_BYTES = nodeSizeOf(0, []);
 /** `ops` sorted by key, without duplicates. Returns the new root. */
 export async function updateTree(load: LoadNode, root: Child, ops: readonly Op[]): Promise<Child> {
   const rootNode = await load(root);
-  let nodes = await updateNode(load, rootNode, ops, 0, ops.length);
+  const nodes = await updateNode(load, rootNode, ops, 0, ops.length);
   if (nodes.length === 0) return emptyLeaf();
-  let level = rootNode.level;
+  let top = oneTop(nodes, rootNode.level);
+  while (top.level > 0 && top.entries.length === 1) top = await load(top.entries[0]![1] as Child);
+  return childOf(top);
+}
+
+/** The one node above `nodes` (of level `level`): levels are added over them until one holds them all. */
+function oneTop(nodes: Node[], level: number): Node {
   while (nodes.length > 1) {
     level++;
     nodes = cut(
@@ -44,9 +50,7 @@ export async function updateTree(load: LoadNode, root: Child, ops: readonly Op[]
       nodes.map((n) => [lastKey(n), childOf(n)] as const),
     );
   }
-  let top = nodes[0]!;
-  while (top.level > 0 && top.entries.length === 1) top = await load(top.entries[0]![1] as Child);
-  return childOf(top);
+  return nodes[0]!;
 }
 
 /** A node when it is at hand, without waiting; undefined when it must be loaded. */
@@ -61,18 +65,10 @@ export type LoadNodeNow = (child: Child) => Node | undefined;
 export function updateTreeNow(loadNow: LoadNodeNow, root: Child, ops: readonly Op[]): Child | undefined {
   const rootNode = loadNow(root);
   if (rootNode === undefined) return undefined;
-  let nodes = updateNodeNow(loadNow, rootNode, ops, 0, ops.length);
+  const nodes = updateNodeNow(loadNow, rootNode, ops, 0, ops.length);
   if (nodes === undefined) return undefined;
   if (nodes.length === 0) return emptyLeaf();
-  let level = rootNode.level;
-  while (nodes.length > 1) {
-    level++;
-    nodes = cut(
-      level,
-      nodes.map((n) => [lastKey(n), childOf(n)] as const),
-    );
-  }
-  let top: Node | undefined = nodes[0]!;
+  let top: Node | undefined = oneTop(nodes, rootNode.level);
   while (top.level > 0 && top.entries.length === 1) {
     top = loadNow(top.entries[0]![1] as Child);
     if (top === undefined) return undefined;

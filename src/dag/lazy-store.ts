@@ -540,11 +540,8 @@ class LazyDagWrite extends LazyDagRead implements DagWrite {
 
   /** Not an async function: a put answers a promise resolved already, made once (a commit puts a few chunks). */
   putChunk(chunk: Chunk): Promise<void> {
-    try {
-      this.assertOpen();
-    } catch (e) {
-      return Promise.reject(e);
-    }
+    const closed = this.#rejectIfClosed();
+    if (closed !== undefined) return closed;
     this.#newChunks.set(chunk.hash, chunk);
     return PUT;
   }
@@ -584,13 +581,20 @@ class LazyDagWrite extends LazyDagRead implements DagWrite {
     }
   }
 
-  /** Not an async function: a head known in memory (every head after its first read) is moved without a wait. */
-  #moveHead(name: string, hash: Hash | undefined): Promise<void> {
+  /** assertOpen's error as a rejected promise, for the methods that answer a promise without being async functions. */
+  #rejectIfClosed(): Promise<never> | undefined {
     try {
       this.assertOpen();
+      return undefined;
     } catch (e) {
       return Promise.reject(e);
     }
+  }
+
+  /** Not an async function: a head known in memory (every head after its first read) is moved without a wait. */
+  #moveHead(name: string, hash: Hash | undefined): Promise<void> {
+    const closed = this.#rejectIfClosed();
+    if (closed !== undefined) return closed;
     if (this.#oldHeads.has(name)) {
       this.#heads.set(name, hash);
       return PUT;

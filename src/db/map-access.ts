@@ -2,7 +2,8 @@ import type { BTreeReader, BTreeWriter } from '../btree/types';
 import type { Hash } from '../dag/types';
 import { UnknownIndexError } from './errors';
 
-const NONE: ReadonlyMap<string, never> = new Map<string, never>();
+/** One empty map for every place that has nothing to map (never written). */
+export const NO_ENTRIES: ReadonlyMap<string, never> = new Map<string, never>();
 
 /** Lazily opened trees of one commit: the primary map and its index maps. */
 export class MapReaders<R extends BTreeReader = BTreeReader> {
@@ -28,7 +29,7 @@ export class MapReaders<R extends BTreeReader = BTreeReader> {
 
   /** The index trees opened so far, by name. */
   openedIndexes(): ReadonlyMap<string, R> {
-    return this.opened ?? NONE;
+    return this.opened ?? NO_ENTRIES;
   }
 }
 

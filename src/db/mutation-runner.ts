@@ -4,7 +4,7 @@ import type { DagWrite, Hash } from '../dag/types';
 import type { ChangeMap } from './change-set';
 import { newCommitChunk, UNKEPT_TREE, type Commit, type CommitData, type IndexRecord, type LocalCommitData } from './commit';
 import type { DbContext } from './db-context';
-import { MapReaders } from './map-access';
+import { MapReaders, NO_ENTRIES } from './map-access';
 import type { MutatorDefs, TransactionReason } from './transaction-types';
 import { WriteTransactionImpl } from './write-transaction';
 
@@ -55,13 +55,10 @@ export interface MutationOutcome {
   readonly result: unknown;
 }
 
-const NO_INDEX_ROOTS: ReadonlyMap<string, Hash> = new Map();
-
 /** Opens writers on a commit's trees, index trees on first use. */
 export function openWriters(dag: DagWrite, data: CommitData, ctx: DbContext): MapReaders<BTreeWriter> {
   // No indexes (most stores): one empty map for every commit.
-  const roots = data.indexes.length === 0 ? NO_INDEX_ROOTS : new Map<string, Hash>();
-  for (const ix of data.indexes) (roots as Map<string, Hash>).set(ix.name, ix.valueHash);
+  const roots: ReadonlyMap<string, Hash> = data.indexes.length === 0 ? NO_ENTRIES : new Map(data.indexes.map((ix) => [ix.name, ix.valueHash]));
   return new MapReaders(ctx.writeTree(dag, data.valueHash), roots, (root) => ctx.writeTree(dag, root));
 }
 

@@ -141,12 +141,8 @@ export class WriteTransactionImpl extends ReadTransactionImpl<BTreeWriter> imple
   }
 
   /** Removes every entry of the primary map and of every index map, in turn with the writes (after those begun before). */
-  clearAll(): Promise<void> {
-    try {
-      this.checkOpen();
-    } catch (e) {
-      return Promise.reject(e);
-    }
+  async clearAll(): Promise<void> {
+    this.checkOpen();
     return this.inTurn(async () => {
       await this.maps.primary.clear();
       for (const ix of this.indexes) await this.maps.index(ix.name).clear();
