@@ -32,22 +32,12 @@ const ROOT = resolve(import.meta.dirname, '..');
 const BIN = join(ROOT, 'node_modules/.bin');
 /**
  * min+gzip of the start-up chunks of a browser app that imports Reflect; above
- * it the step fails. Issue 11's target is 32 KB. As of 2026-11-24 the start-up
- * code is 47.7 KB (155.9 KB min); it was 48.1 KB (163.4 KB min) before the
- * code for other client groups and stores, the presence code and the tab
- * sync's multi-tab merge became lazy chunks, and 48.0 KB (161.0 KB min) after
- * the review fixes and the start-up work of the same day. Later that day
- * smaller generated validators (the same ajv code, rewritten by codegen: see
- * codegen/validators.ts), the connection's test-only waits gone and more of
- * the presence code in its lazy chunk took 0.9 KB (7.0 KB min) off, and the
- * read and write paths' fast walks and puts (and the write order's fix) put
- * 0.6 KB (1.9 KB min) back. The write path's fast walks of the next
- * morning put 0.7 KB back (48.4 KB, over the guard), and the memory stores
- * becoming a lazy chunk (they are in the start-up only as IndexedDB's
- * fallback and for kvStore 'mem') took 0.7 KB (2.4 KB min) off: 47.6 KB
- * (156.2 KB min); the start-up's early read of the logs, reads riding a
- * commit answered at once and a subscription fast path put 0.1 KB back:
- * 47.8 KB (156.6 KB min) on 2026-11-24.
+ * it the step fails. Issue 11's target is 32 KB. The last CI (2026-11-24)
+ * measured 47.9 KB (157.0 KB min). What moved it: the code for other client
+ * groups and stores, the presence code, the tab merge and the memory stores
+ * became lazy chunks, and the generated validators were rewritten smaller
+ * (about 2.3 KB off in all); the read and write paths' fast walks and the
+ * start-up work put about 1.3 KB back.
  * (Validating with the schemas as data instead of ajv's precompiled code would
  * save 1.4 KB but made a 1,000-operation poke's check 16× slower, and the
  * design asks for ajv's precompiled validators, so it was reverted.)

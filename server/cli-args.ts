@@ -1,3 +1,4 @@
+import { ANSWER_WINDOW_MS } from './engine/spin-wait';
 import { isLogLevel, type LogLevel } from './logger';
 
 export type CliAuth = { readonly kind: 'dev' } | { readonly kind: 'jwt' } | { readonly kind: 'webhook'; readonly url: string };
@@ -96,7 +97,7 @@ export const USAGE = `Usage: roomsync-server [options]   (from the repository: n
   --idle-timeout-ms N       close connections silent this long (default 30000)
   --presence-grace-ms N     a client stays present this long after its last connection closed (default 10000)
   --no-spin-wait            threads waiting for each other's messages always sleep (default: they turn
-                            for up to 0.5 ms while the machine has a core to spare)
+                            for up to ${ANSWER_WINDOW_MS} ms while the machine has a core to spare)
   --no-presence             keep no presence keys (_roomsync/presence/<clientID>)
   --log-level LEVEL         debug | info | warn | error | silent (default info)
   --static-dir DIR          serve files from DIR (index.html for client routes)

@@ -2,6 +2,7 @@ import { MAX_JSON_VALUE_DEPTH } from '../protocol/constants';
 import type { ReadonlyJSONValue } from '../protocol/json';
 import { isWellFormedText } from '../src/protocol/json-limits';
 import { NotJSONError } from './errors';
+import { setOwn } from './engine/own-record';
 
 interface CopyFrame {
   readonly source: object;
@@ -82,8 +83,7 @@ function fail(key: string, stack: readonly CopyFrame[], what: string, extra?: st
 
 function assign(out: unknown[] | Record<string, unknown>, name: string, value: unknown): void {
   if (Array.isArray(out)) out[Number(name)] = value;
-  else if (name === '__proto__') Object.defineProperty(out, name, { value, enumerable: true, writable: true, configurable: true });
-  else out[name] = value;
+  else setOwn(out, name, value);
 }
 
 /** Freezes a value known to be JSON (fresh from JSON.parse) in place, without recursion. */

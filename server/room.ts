@@ -827,9 +827,10 @@ export class Room {
 
 function batchRequest(batch: Batch, timedOut: readonly MutationPlace[]): HostBatchRequest {
   return {
-    pushes: batch.pushes.map(({ conn, body }) =>
-      typeof body === 'string' ? { conn: batch.pushers.indexOf(conn), auth: conn.auth, frame: body } : { conn: batch.pushers.indexOf(conn), auth: conn.auth, push: body },
-    ),
+    pushes: batch.pushes.map(({ conn, body }) => {
+      const from = { conn: batch.pushers.indexOf(conn), auth: conn.auth };
+      return typeof body === 'string' ? { ...from, frame: body } : { ...from, push: body };
+    }),
     timedOut,
     ...(batch.presence.length === 0 ? {} : { presence: batch.presence }),
   };

@@ -22,7 +22,7 @@ const PUSH_FRAME_START = '["push",';
 export const MAX_WAKE_FRAME_CHARS = 16 * 1024;
 
 /** What a connection's frames so far say about waking its room's worker ahead of the next one. */
-export interface WakeHint {
+interface WakeHint {
   /** Whether its last frame that was a push or was invalid was a valid push. */
   lastPushValid: boolean;
 }
@@ -32,7 +32,7 @@ export interface WakeHint {
  * a small text frame that looks like a push, from a connection whose last
  * push-like frame was a valid push (an invalid frame wakes nothing after it).
  */
-export function mayWakeFor(hint: WakeHint, text: string, isBinary: boolean): boolean {
+function mayWakeFor(hint: WakeHint, text: string, isBinary: boolean): boolean {
   return hint.lastPushValid && !isBinary && text.length <= MAX_WAKE_FRAME_CHARS && text.startsWith(PUSH_FRAME_START);
 }
 

@@ -63,10 +63,12 @@ function readText(path: string): string | undefined {
 /** Reads whether the machine has a core to spare, once a second, in the background (no reading yet: it has none). */
 export class SpareCoreWatch {
   private spare = false;
-  private readonly timer: ReturnType<typeof setInterval>;
-  private readonly source = cpuPressureSource(readText);
+  private readonly timer: ReturnType<typeof setInterval> | undefined;
+  /** The pressure file; null: never turn (a quota with no pressure of its own); undefined: none, by the load average. */
+  private source = cpuPressureSource(readText) as string | null | undefined;
 
   constructor(intervalMs = 1000) {
+    if (this.source === null) return;
     this.look();
     this.timer = setInterval(() => this.look(), intervalMs);
     this.timer.unref();
@@ -81,9 +83,14 @@ export class SpareCoreWatch {
   }
 
   private look(): void {
-    if (this.source === null) return;
+    const byLoad = () => (this.spare = hasSpareCore(undefined, loadavg()[0]!, availableParallelism()));
+    if (typeof this.source !== 'string') return void byLoad();
     readFile(this.source, 'utf8', (error, text) => {
-      this.spare = hasSpareCore(error === null ? parseCpuPressure(text) : undefined, loadavg()[0]!, availableParallelism());
+      const pressure = error === null ? parseCpuPressure(text) : undefined;
+      if (pressure === undefined) {
+        this.source = undefined; // no pressure here (a kernel without PSI): not asked again
+        byLoad();
+      } else this.spare = hasSpareCore(pressure, loadavg()[0]!, availableParallelism());
     });
   }
 }

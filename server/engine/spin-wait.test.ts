@@ -88,6 +88,8 @@ describe('answer windows', () => {
     // A window already over: nothing to turn for.
     windows.sent({ sentAt: 2, estimate: fast, answered: false });
     expect(windows.deadline(2 + ANSWER_WINDOW_MS + 0.1)).toBeUndefined();
-    void slow;
+    // A request to a worker already slow is not turned for either.
+    windows.sent({ sentAt: 3, estimate: slow, answered: false });
+    expect(windows.deadline(3.1)).toBeUndefined();
   });
 });

@@ -27,7 +27,6 @@ import { WAKE, type WorkerRequest, type WorkerResponse, type WorkerSetup } from 
 /** Looks per mutator timeout: a mutation seen running at this many looks in a row is stuck. */
 export const WATCHDOG_LOOKS_PER_TIMEOUT = 4;
 
-export { ANSWER_WINDOW_MS } from './spin-wait';
 
 export interface WorkerHostOptions extends Omit<WorkerSetup, 'board' | 'turned'> {
   readonly workers: number;

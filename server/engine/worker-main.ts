@@ -8,7 +8,8 @@ import { boardGuard } from './mutation-guard';
 import { HotLoop } from './hot-loop';
 import { Outbox } from './outbox';
 import { realPaceClock, ThreadPace } from './pacer';
-import { unwireBatch, WAKE, WAKE_WINDOW_MS, type WorkerRequest, type WorkerResponse, type WorkerSetup } from './worker-protocol';
+import { WAKE_WINDOW_MS } from './spin-wait';
+import { WAKE, type WorkerRequest, type WorkerResponse, type WorkerSetup } from './worker-protocol';
 
 const setup = workerData as WorkerSetup;
 const board = new Int32Array(setup.board);
@@ -37,7 +38,7 @@ async function answer(r: WorkerRequest): Promise<unknown> {
     case 'connect':
       return host.connect(r.roomID, r.request);
     case 'batch':
-      return host.batch(r.roomID, unwireBatch(r.request));
+      return host.batch(r.roomID, r.request);
     case 'pull':
       return host.pull(r.roomID, r.clientGroupID, r.cookie);
     case 'apply':

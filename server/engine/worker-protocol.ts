@@ -48,7 +48,6 @@ export type WorkerRequest =
 /** Sent alone (not in a request list): a request is due soon, keep the event loop turning for it (see HotLoop). */
 export const WAKE = 'wake';
 
-export { WAKE_WINDOW_MS } from './spin-wait';
 
 export type WorkerResponse =
   | { readonly id: number; readonly ok: true; readonly value: unknown }
