@@ -115,7 +115,7 @@ export class Subscriptions {
     // (forEach and indexed loops, no for-of: while a page's code is cold, each iterator step and
     // destructured pair is an object, and this runs at every commit.)
     const hit = new Set<Subscription>();
-    if (this.running.size > 0) this.running.forEach((s) => void hit.add(s));
+    this.running.forEach((s) => void hit.add(s));
     const indexes = this.getRangeIndexes();
     const primary = indexes.get(undefined);
     const add = (s: Subscription): void => void hit.add(s);

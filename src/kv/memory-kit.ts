@@ -13,7 +13,9 @@ import type { KvProvider } from './provider';
 import type { KvRead, KvStore, KvWrite } from './types';
 import { RWLock } from './rw-lock';
 
-export const memoryKit = { RWLock, StoreClosedError, TransactionClosedError, assertStoreName, flatString } as const;
+const DROPPED = 'Store is closed: it was deleted';
+
+export const memoryKit = { RWLock, StoreClosedError, TransactionClosedError, assertStoreName, flatString, DROPPED } as const;
 
 export type MemoryKit = typeof memoryKit;
 
@@ -37,8 +39,6 @@ export function lazyMemoryProvider(namespace?: string): KvProvider {
 
 /** The memory stores' code once loadMemoryKv has loaded it (static calls answer from it). */
 let loaded: ReturnType<typeof memoryKv> | undefined;
-
-const DROPPED = 'Store is closed: it was deleted';
 
 /** Public stores made before the code loaded, by name: names() and drop() see them as they would a loaded one. */
 const early = new Map<string, Set<MemoryStore>>();

@@ -208,7 +208,7 @@ export class MemoryStore implements KvStore {
 
   #assertOpen(): void {
     if (this.#closed) throw new kit.StoreClosedError();
-    if (this.#data.dropped) throw new kit.StoreClosedError('Store is closed: it was deleted');
+    if (this.#data.dropped) throw new kit.StoreClosedError(kit.DROPPED);
   }
 }
 

@@ -12,7 +12,7 @@ import { newCommitChunk, readChain, readCommit, type Commit, type CommitData, ty
 import { compareCookies } from '../db/cookie-order';
 import { compileIndex, sameIndexDefinition, type IndexDefinitions } from '../db/index-definition';
 import { CHAIN_RECORDS_PREFIX, PRELOADED_ROOT_CHILDREN_MAX, readGroupChain, type GroupChain, type HintedChain } from './group-chain';
-import { GROUP_RECORDS_PREFIX, readForNewClient, readGroupIDs, readGroups, writeClient, writeGroup, type ClientGroupRecord } from './records';
+import { GROUPS_PREFIX, readForNewClient, readGroupIDs, readGroups, writeClient, writeGroup, type ClientGroupRecord } from './records';
 
 export interface JoinOptions {
   readonly clientID: string;
@@ -73,9 +73,9 @@ async function joinIn(w: PersistentDagWrite, options: JoinOptions, started: (com
   // record at once, where the store can: the second round is then answered from memory), then the
   // groups with their chains. A hint's chunks are asked for in the first round: when it is right, the
   // head's chunks are then answered from the transaction's memory too.
-  // The group records' prefix without its slash takes in the list of group ids too (one request less).
+  // The group records and the list of group ids in one request.
   const firstRound = Promise.all([
-    w.prefetchMeta(GROUP_RECORDS_PREFIX.slice(0, -1)).then(() => readGroupIDs(w)),
+    w.prefetchMeta(GROUPS_PREFIX).then(() => readGroupIDs(w)),
     readForNewClient(w, options.clientID),
     w.prefetchMeta(CHAIN_RECORDS_PREFIX),
   ]);
@@ -161,7 +161,7 @@ export function firstReadPath(nodes: readonly Hash[], joined: Joined): Hash[] {
   const top = joined.chain?.top;
   if (top === undefined || nodes.length === 0) return [...nodes];
   const below = new Set(nodes);
-  const above = joined.preloaded.filter((c) => top.includes(c.hash) && !below.has(c.hash) && childHashes(c.data).some((h) => below.has(h as Hash)));
+  const above = joined.preloaded.filter((c) => top.includes(c.hash) && !below.has(c.hash) && c.refs.some((h) => below.has(h)));
   return [...above.map((c) => c.hash), ...nodes];
 }
 
@@ -169,13 +169,6 @@ export function firstReadPath(nodes: readonly Hash[], joined: Joined): Hash[] {
 function pathThroughTop(hint: HintedChain | undefined, chain: GroupChain | undefined): boolean {
   const top = chain?.top;
   return hint?.first !== undefined && top !== undefined && hint.first.some((hash) => top.includes(hash));
-}
-
-/** The child hashes of an internal node's data (none for a leaf or what is no node). */
-function childHashes(data: unknown): unknown[] {
-  if (!isNodeData(data)) return [];
-  const [level, entries] = data as [number, unknown[][]];
-  return level === 0 ? [] : entries.map((e) => e[1]);
 }
 
 /**

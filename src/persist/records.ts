@@ -17,10 +17,12 @@ import { deleteGroupChain } from './group-chain';
 export type { ClientGroupRecord, ClientRecord };
 
 const CLIENT_IDS = 'clients';
-const GROUP_IDS = 'groups';
+/** What the list of group ids and every group record's name start with (one prefetch reads them all). */
+export const GROUPS_PREFIX = 'group';
+const GROUP_IDS = `${GROUPS_PREFIX}s`;
 const clientKey = (id: string) => `client/${id}`;
 /** The names of the client-group records start with it. */
-export const GROUP_RECORDS_PREFIX = 'group/';
+export const GROUP_RECORDS_PREFIX = `${GROUPS_PREFIX}/`;
 const groupKey = (id: string) => `${GROUP_RECORDS_PREFIX}${id}`;
 
 export const clientHead = (id: string): string => `client/${id}`;
