@@ -69,6 +69,11 @@ const ONLY_RTT_ROWS = process.env.BENCH_SERVER_ROWS === 'rtt';
  */
 const RTT_ROUNDS = Math.max(1, Math.floor(Number(process.env.BENCH_RTT_ROUNDS ?? '1')) || 1);
 /**
+ * BENCH_RTT_BASELINE=DIR: a checkout of an earlier commit (with node_modules) whose server, started with the same base
+ * flags, joins the alternating SQLite FULL rounds as a third row, so a change is compared with what users had in one run.
+ */
+const RTT_BASELINE_DIR = process.env.BENCH_RTT_BASELINE;
+/**
  * BENCH_SERVER_ROWS=cluster: only the 50 rooms × 2 clients PostgreSQL rows (1 node, 3 nodes rooms spread, clients spread), after an
  * unmeasured warm-up, BENCH_CLUSTER_ROUNDS times (default 1) in alternating rounds, each round uncapped and with each node on its own
  * CPU budget (BENCH_NODE_CPU; bench/server-cluster.ts).
@@ -109,8 +114,8 @@ const exitOnSignal: [NodeJS.Signals, () => never][] = [
   ['SIGTERM', () => process.exit(143)],
 ];
 
-function spawnUntil(cmd: string, args: string[], pattern: RegExp): Promise<{ proc: ChildProcess; match: RegExpExecArray }> {
-  const proc = spawn(cmd, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
+function spawnUntil(cmd: string, args: string[], pattern: RegExp, cwd = ROOT): Promise<{ proc: ChildProcess; match: RegExpExecArray }> {
+  const proc = spawn(cmd, args, { cwd, stdio: ['ignore', 'pipe', 'inherit'] });
   children.add(proc);
   proc.once('exit', () => children.delete(proc));
   return new Promise((resolve, reject) => {
@@ -122,12 +127,14 @@ function spawnUntil(cmd: string, args: string[], pattern: RegExp): Promise<{ pro
   });
 }
 
-async function startServer(storageArgs: string[]): Promise<Child> {
+/** `checkout`: another checkout's server (BENCH_RTT_BASELINE), given only the flags every version takes. */
+async function startServer(storageArgs: string[], checkout?: string): Promise<Child> {
   // node itself runs the server (tsx as an import hook), so SIGTERM reaches the server, not a wrapper.
   const { proc, match } = await spawnUntil(
     process.execPath,
-    [...SERVER_NODE_ARGS, '--import', 'tsx', 'server/cli.ts', '--port', '0', '--admin-key', ADMIN_KEY, '--log-level', 'error', ...storageArgs, ...EXTRA_SERVER_ARGS],
+    [...SERVER_NODE_ARGS, '--import', 'tsx', 'server/cli.ts', '--port', '0', '--admin-key', ADMIN_KEY, '--log-level', 'error', ...storageArgs, ...(checkout === undefined ? EXTRA_SERVER_ARGS : [])],
     /^roomsync server listening on (\S+) admin (\S+)/,
+    checkout,
   );
   return { proc, url: match[1]!, adminURL: match[2]! };
 }
@@ -829,14 +836,17 @@ async function serverBench(dataDir: string): Promise<void> {
   try {
     const echoTimes = await echoRoundTrips(echo.url);
     const inMain = await startServer(['--data-dir', join(dataDir, 'main-thread'), '--room-workers', '0']);
-    // Rounds alternate which server goes first, so neither row is always measured on a warmer (or busier) machine.
-    const pushRounds: number[][] = [];
-    const inMainRounds: number[][] = [];
+    const baseline = RTT_BASELINE_DIR === undefined ? undefined : await startServer(['--data-dir', join(dataDir, 'baseline')], RTT_BASELINE_DIR);
+    // Each round starts one server later in this list, so no row is always measured on a warmer (or busier) machine.
+    const series = [full, inMain, ...(baseline === undefined ? [] : [baseline])].map((server) => ({ server, rounds: [] as number[][] }));
     for (let round = 0; round < RTT_ROUNDS; round++) {
-      if (round % 2 === 0) pushRounds.push(await pushRoundTrips(full.url));
-      inMainRounds.push(await pushRoundTrips(inMain.url));
-      if (round % 2 === 1) pushRounds.push(await pushRoundTrips(full.url));
+      for (let k = 0; k < series.length; k++) {
+        const s = series[(round + k) % series.length]!;
+        s.rounds.push(await pushRoundTrips(s.server.url));
+      }
     }
+    const [pushRounds, inMainRounds, baselineRounds] = series.map((s) => s.rounds) as [number[][], number[][], number[][] | undefined];
+    if (baseline !== undefined) await stop(baseline);
     await stop(inMain);
     const normal = await startServer(['--data-dir', join(dataDir, 'normal'), '--synchronous', 'NORMAL']);
     const normalTimes = await pushRoundTrips(normal.url);
@@ -858,15 +868,18 @@ async function serverBench(dataDir: string): Promise<void> {
       row('push → own poke, SQLite NORMAL', normalTimes),
       row('push → own poke, memory storage', memoryTimes),
       roundsRow(`push → own poke, SQLite FULL, rooms in the main thread${of}`, inMainRounds),
+      ...(baselineRounds === undefined ? [] : [roundsRow(`push → own poke, SQLite FULL, baseline checkout${of}`, baselineRounds)]),
       row('(one SQLite FULL commit alone)', commitTimes),
     ]);
     if (RTT_ROUNDS > 1) {
+      const firsts = ['workers', 'main', 'baseline'];
       printTable(
         'server: push → own poke p50 per round, SQLite FULL',
-        ['round', 'rooms in workers', 'in the main thread', 'workers − main'],
+        ['round', 'rooms in workers', 'in the main thread', 'workers − main', ...(baselineRounds === undefined ? [] : ['baseline checkout', 'workers − baseline'])],
         pushRounds.map((t, i) => {
           const [w, m] = [percentile(t, 50), percentile(inMainRounds[i]!, 50)];
-          return [`${i + 1}${i % 2 === 0 ? ' (workers first)' : ' (main first)'}`, ms(w), ms(m), ms(w - m)];
+          const b = baselineRounds === undefined ? [] : [ms(percentile(baselineRounds[i]!, 50)), ms(w - percentile(baselineRounds[i]!, 50))];
+          return [`${i + 1} (${firsts[i % series.length]} first)`, ms(w), ms(m), ms(w - m), ...b];
         }),
       );
     }
