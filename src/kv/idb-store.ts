@@ -1,5 +1,5 @@
 /**
- * A KvStore over one IndexedDB object store, through `idb`.
+ * A KvStore over one IndexedDB object store.
  *
  * Writes are buffered and applied in one readwrite transaction at commit
  * (durability 'relaxed'). Reads inside a write go through that same readwrite
@@ -25,7 +25,6 @@
  * browser terminating the connection, Safari's "connection is closing") turns
  * every later call into a StoreClosedError.
  */
-import { unwrap, wrap } from 'idb';
 import type { ReadonlyJSONValue } from '../../protocol/json';
 import { StoreClosedError, StoreConflictError, TransactionClosedError, assertStoreName } from './errors';
 import { loadMemoryKv } from './memory-kit';
@@ -77,9 +76,7 @@ export class IDBStore implements KvStore {
       const db = request.result;
       if (!db.objectStoreNames.contains(OBJECT_STORE)) db.createObjectStore(OBJECT_STORE);
     };
-    const db = await wrap(request);
-    if (db === undefined) throw new Error(`IndexedDB did not open "${name}"`);
-    return new IDBStore(name, unwrap(db));
+    return new IDBStore(name, await requestPromise(request));
   }
 
   get closed(): boolean {
