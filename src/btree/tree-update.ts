@@ -166,7 +166,8 @@ function updateLeaf(node: Node, ops: readonly Op[], lo: number, hi: number): Nod
     }
   }
   if (!changed) return [node];
-  out = appendRange(out, entries, i, n);
+  // The rest in one copy (a put into a full leaf: no push per entry after it).
+  if (i < n) out = out.length === 0 ? entries.slice(i) : out.concat(entries.slice(i));
   if (out.length === 0) return [];
   return cut(0, out, total);
 }

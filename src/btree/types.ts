@@ -37,6 +37,6 @@ export interface BTreeWriter extends BTreeReader {
   put(key: string, value: ReadonlyJSONValue): Promise<void>;
   del(key: string): Promise<boolean>;
   clear(): Promise<void>;
-  /** Writes the changed nodes as chunks and returns the new root hash. */
-  flush(): Promise<Hash>;
+  /** Writes the changed nodes as chunks and returns the new root hash (at once when it can). */
+  flush(): Hash | Promise<Hash>;
 }

@@ -72,10 +72,26 @@ export class BTreeWrite extends BTreeRead implements BTreeWriter {
     this.setRoot(emptyLeaf());
   }
 
-  async flush(): Promise<Hash> {
+  /**
+   * At once (the hash, no promise) when nothing is flushing or settling, every
+   * node the writes reach is at hand and the dag stores chunks at once (a
+   * mutation's commit, most of the time).
+   */
+  flush(): Hash | Promise<Hash> {
+    if (this.#flushing !== undefined || this.#dag.putChunkNow === undefined || !this.#settleNow()) return this.#flushLater();
+    return this.#writeRoot(undefined);
+  }
+
+  async #flushLater(): Promise<Hash> {
     // One flush at a time, so no node is written twice.
     while (this.#flushing !== undefined) await this.#flushing.catch(() => {});
-    const flushing = this.#flushNow();
+    const flushing = (async () => {
+      await this.settle();
+      const puts: Promise<void>[] = [];
+      const hash = this.#writeRoot(puts);
+      await Promise.all(puts);
+      return hash;
+    })();
     this.#flushing = flushing;
     try {
       return await flushing;
@@ -84,14 +100,12 @@ export class BTreeWrite extends BTreeRead implements BTreeWriter {
     }
   }
 
-  async #flushNow(): Promise<Hash> {
-    if (!this.#settleNow()) await this.settle();
+  /** Writes the settled tree's unwritten nodes (see #write) and takes the root's hash as the root. */
+  #writeRoot(puts: Promise<void>[] | undefined): Hash {
     const root = this.root;
     if (typeof root === 'string') return root;
-    const puts: Promise<void>[] = [];
     const hash = this.#write(root, puts);
-    await (puts.length === 1 ? puts[0] : Promise.all(puts));
-    if (this.root === root) this.setRoot(hash);
+    this.setRoot(hash);
     return hash;
   }
 
@@ -108,20 +122,14 @@ export class BTreeWrite extends BTreeRead implements BTreeWriter {
 
   protected override async settle(): Promise<void> {
     while (this.#settling !== undefined) await this.#settling;
-    if (this.#pending.size === 0) return;
-    const batch = this.#pending;
-    const ops = sortedOps(batch);
     // Every node the batch reaches at hand (most writes): applied at once, nothing to wait for.
-    const now = updateTreeNow((c) => this.loadNow(c), this.root, ops);
+    if (this.#settleNow()) return;
+    const batch = this.#pending;
     this.#pending = new Map();
-    if (now !== undefined) {
-      this.setRoot(now);
-      return;
-    }
     this.#applying = batch;
     this.#settling = (async () => {
       try {
-        this.setRoot(await updateTree((c) => this.load(c), this.root, ops));
+        this.setRoot(await updateTree((c) => this.load(c), this.root, sortedOps(batch)));
       } finally {
         this.#applying = undefined;
         this.#settling = undefined;
@@ -133,9 +141,10 @@ export class BTreeWrite extends BTreeRead implements BTreeWriter {
   /**
    * Writes `node` and its unwritten descendants as chunks, children first,
    * in one synchronous walk: the puts are only awaited together (`puts`), so
-   * a path of a few nodes costs no promise per node.
+   * a path of a few nodes costs no promise per node; without `puts`, stored
+   * at once (putChunkNow).
    */
-  #write(node: MemNode, puts: Promise<void>[]): Hash {
+  #write(node: MemNode, puts: Promise<void>[] | undefined): Hash {
     const entries = node.entries;
     const refs: Hash[] = [];
     if (node.level > 0) {
@@ -156,7 +165,8 @@ export class BTreeWrite extends BTreeRead implements BTreeWriter {
       }
     }
     const chunk = this.#dag.createChunk(chunkData(node.level, entries), refs);
-    puts.push(this.#dag.putChunk(chunk));
+    if (puts === undefined) this.#dag.putChunkNow!(chunk);
+    else puts.push(this.#dag.putChunk(chunk));
     rememberWrittenNode(chunk, node.level, entries, node.size);
     return chunk.hash;
   }

@@ -71,14 +71,13 @@ export class LazyDagStore implements DagStore {
     for (const [name, hash] of Object.entries(options.knownHeads ?? {})) this.#heads.set(name, hash);
   }
 
-  async read(): Promise<DagRead> {
-    this.#assertOpen();
-    return new LazyDagRead(this, await this.#lock.read());
+  // (Not async functions: a then is one promise fewer than an async function's own.)
+  read(): Promise<DagRead> {
+    return this.#closed ? Promise.reject(new StoreClosedError()) : this.#lock.read().then((unlock) => new LazyDagRead(this, unlock));
   }
 
-  async write(): Promise<DagWrite> {
-    this.#assertOpen();
-    return new LazyDagWrite(this, await this.#lock.write());
+  write(): Promise<DagWrite> {
+    return this.#closed ? Promise.reject(new StoreClosedError()) : this.#lock.write().then((unlock) => new LazyDagWrite(this, unlock));
   }
 
   withRead<R>(fn: (read: DagRead) => R | Promise<R>): Promise<R> {
@@ -455,7 +454,7 @@ function memoryRefCounts(
 
 /** The refs of `all` that are not in `kept` (each kept occurrence matches one), or undefined when `kept` is not part of `all`. */
 function withoutOnce(all: readonly Hash[], kept: readonly Hash[]): Hash[] | undefined {
-  const left = [...all];
+  const left = all.slice();
   for (const ref of kept) {
     const i = left.indexOf(ref);
     if (i === -1) return undefined;
@@ -538,12 +537,18 @@ class LazyDagWrite extends LazyDagRead implements DagWrite {
     return { hash: this.store.createHash(), data, refs };
   }
 
-  /** Not an async function: a put answers a promise resolved already, made once (a commit puts a few chunks). */
+  /**
+   * Not an async function: a put answers a promise resolved already, made once (a commit puts a few
+   * chunks). Like the other writes here, on a closed write it throws at once (callers await it).
+   */
   putChunk(chunk: Chunk): Promise<void> {
-    const closed = this.#rejectIfClosed();
-    if (closed !== undefined) return closed;
-    this.#newChunks.set(chunk.hash, chunk);
+    this.putChunkNow(chunk);
     return PUT;
+  }
+
+  putChunkNow(chunk: Chunk): void {
+    this.assertOpen();
+    this.#newChunks.set(chunk.hash, chunk);
   }
 
   override peekChunk(hash: Hash): Chunk | undefined {
@@ -572,29 +577,20 @@ class LazyDagWrite extends LazyDagRead implements DagWrite {
     this.#keptRefs.set(hash, refs);
   }
 
-  async commit(): Promise<void> {
+  /** Not an async function either: the commit is applied at once. */
+  commit(): Promise<void> {
     this.assertOpen();
     try {
       this.store.applyCommit(this.#newChunks, this.#heads, this.#oldHeads, this.#keptRefs);
     } finally {
       this.release();
     }
-  }
-
-  /** assertOpen's error as a rejected promise, for the methods that answer a promise without being async functions. */
-  #rejectIfClosed(): Promise<never> | undefined {
-    try {
-      this.assertOpen();
-      return undefined;
-    } catch (e) {
-      return Promise.reject(e);
-    }
+    return PUT;
   }
 
   /** Not an async function: a head known in memory (every head after its first read) is moved without a wait. */
   #moveHead(name: string, hash: Hash | undefined): Promise<void> {
-    const closed = this.#rejectIfClosed();
-    if (closed !== undefined) return closed;
+    this.assertOpen();
     if (this.#oldHeads.has(name)) {
       this.#heads.set(name, hash);
       return PUT;

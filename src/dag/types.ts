@@ -43,6 +43,8 @@ export interface DagWrite extends DagRead {
   /** Creates (does not store) a chunk with a fresh hash. */
   createChunk<D extends ReadonlyJSONValue>(data: D, refs: readonly Hash[]): Chunk<D>;
   putChunk(chunk: Chunk): Promise<void>;
+  /** putChunk at once, where a store keeps new chunks in memory until its commit. */
+  putChunkNow?(chunk: Chunk): void;
   setHead(name: string, hash: Hash): Promise<void>;
   removeHead(name: string): Promise<void>;
   /**

@@ -1,11 +1,20 @@
-/** A FIFO async mutex: one holder at a time. */
+const noop = (): void => {};
+
+/**
+ * A FIFO async mutex: one holder at a time. On a free lock, `fn` starts at
+ * once (no turn of the microtask queue first); one that throws at once throws
+ * out of run (callers await it).
+ */
 export class Lock {
-  private tail: Promise<void> = Promise.resolve();
+  /** Settles once the last holder is done; undefined when the lock is free. */
+  private tail: Promise<unknown> | undefined;
 
   run<R>(fn: () => Promise<R> | R): Promise<R> {
-    const prev = this.tail;
-    let release!: () => void;
-    this.tail = new Promise<void>((r) => (release = r));
-    return prev.then(fn).finally(release);
+    const out = this.tail ? this.tail.then(fn) : Promise.resolve(fn());
+    const tail = (this.tail = out.catch(noop));
+    void tail.then(() => {
+      if (this.tail === tail) this.tail = undefined;
+    });
+    return out;
   }
 }

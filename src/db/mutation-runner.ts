@@ -62,22 +62,25 @@ export function openWriters(dag: DagWrite, data: CommitData, ctx: DbContext): Ma
   return new MapReaders(ctx.writeTree(dag, data.valueHash), roots, (root) => ctx.writeTree(dag, root));
 }
 
-/** Writes the changed trees; returns the new value root and index records. */
-export async function flushWriters(
-  maps: MapReaders<BTreeWriter>,
-  basis: CommitData,
-  changed: boolean,
-): Promise<{ valueHash: Hash; indexes: readonly IndexRecord[] }> {
-  // Unchanged (or no indexes at all): the basis's own list, so 100,000 commits do not hold 100,000 empty arrays.
-  if (!changed || basis.indexes.length === 0) return { valueHash: changed ? await maps.primary.flush() : basis.valueHash, indexes: basis.indexes };
-  const valueHash = await maps.primary.flush();
+type Trees = { valueHash: Hash; indexes: readonly IndexRecord[] };
+
+/** Writes the changed trees; returns the new value root and index records (at once when they flush at once). */
+export function flushWriters(maps: MapReaders<BTreeWriter>, basis: CommitData, changed: boolean): Trees | Promise<Trees> {
+  if (!changed) return basis;
+  const valueHash = maps.primary.flush();
+  return typeof valueHash === 'string' && basis.indexes.length === 0 ? { valueHash, indexes: basis.indexes } : flushIndexes(maps, basis, valueHash);
+}
+
+async function flushIndexes(maps: MapReaders<BTreeWriter>, basis: CommitData, primary: Hash | Promise<Hash>): Promise<Trees> {
+  const valueHash = await primary;
   const opened = maps.openedIndexes();
   const indexes: IndexRecord[] = [];
   for (const ix of basis.indexes) {
     const w = opened.get(ix.name);
     indexes.push(w ? { ...ix, valueHash: await w.flush() } : ix);
   }
-  return { valueHash, indexes };
+  // No indexes (most stores): the basis's own list, so 100,000 commits do not hold 100,000 empty arrays.
+  return { valueHash, indexes: indexes.length === 0 ? basis.indexes : indexes };
 }
 
 /**
