@@ -378,28 +378,10 @@ export class Database {
    * Moves the head to another commit already in the dag (e.g. one another tab
    * persisted) and tells watchers and subscriptions what changed. Local
    * commits not in that chain are dropped: rebase them onto it first. Mutation
-   * ids never go back.
+   * ids never go back. Resolves to whether the head moved (transformHead).
    */
-  async replaceHead(hash: Hash): Promise<void> {
-    const change = await this.lock.run(async () => {
-      this.checkOpen();
-      const dag = await this.dag.write();
-      try {
-        const next = await readCommit(dag, hash);
-        const { snapshot, locals } = await readChain(dag, next);
-        const diff = await diffCommits(dag, this.head.data, next.data, 'all', this.ctx);
-        await dag.setHead(this.headName, next.hash);
-        letGoOfTrees(dag, locals.slice(0, -1));
-        await dag.commit();
-        this.adoptHead(next, snapshot, locals);
-        const change = this.makeChange(diff);
-        this.watchers.notify(change);
-        return change;
-      } finally {
-        dag.release();
-      }
-    });
-    await this.subscriptions.fire(change);
+  replaceHead(hash: Hash): Promise<boolean> {
+    return this.transformHead((dag) => readCommit(dag, hash));
   }
 
   /**

@@ -74,10 +74,6 @@ export class Subscriptions {
     private readonly sharedRead: SharedReader = (fn) => fn(runQuery),
   ) {}
 
-  get size(): number {
-    return this.subs.size;
-  }
-
   subscribe<R>(body: (tx: ReadTransaction) => Promise<R> | R, options: SubscribeOptions<R>): () => void {
     const sub: Subscription = {
       body,
