@@ -78,8 +78,8 @@ export class BTreeWrite extends BTreeRead implements BTreeWriter {
    * mutation's commit, most of the time).
    */
   flush(): Hash | Promise<Hash> {
-    if (this.#flushing !== undefined || this.#dag.putChunkNow === undefined || !this.#settleNow()) return this.#flushLater();
-    return this.#writeRoot(undefined);
+    if (this.#flushing || !this.#dag.putChunkNow || !this.#settleNow()) return this.#flushLater();
+    return this.#writeRoot();
   }
 
   async #flushLater(): Promise<Hash> {
@@ -101,7 +101,7 @@ export class BTreeWrite extends BTreeRead implements BTreeWriter {
   }
 
   /** Writes the settled tree's unwritten nodes (see #write) and takes the root's hash as the root. */
-  #writeRoot(puts: Promise<void>[] | undefined): Hash {
+  #writeRoot(puts?: Promise<void>[]): Hash {
     const root = this.root;
     if (typeof root === 'string') return root;
     const hash = this.#write(root, puts);
@@ -144,7 +144,7 @@ export class BTreeWrite extends BTreeRead implements BTreeWriter {
    * a path of a few nodes costs no promise per node; without `puts`, stored
    * at once (putChunkNow).
    */
-  #write(node: MemNode, puts: Promise<void>[] | undefined): Hash {
+  #write(node: MemNode, puts?: Promise<void>[]): Hash {
     const entries = node.entries;
     const refs: Hash[] = [];
     if (node.level > 0) {
@@ -165,7 +165,7 @@ export class BTreeWrite extends BTreeRead implements BTreeWriter {
       }
     }
     const chunk = this.#dag.createChunk(chunkData(node.level, entries), refs);
-    if (puts === undefined) this.#dag.putChunkNow!(chunk);
+    if (!puts) this.#dag.putChunkNow!(chunk);
     else puts.push(this.#dag.putChunk(chunk));
     rememberWrittenNode(chunk, node.level, entries, node.size);
     return chunk.hash;

@@ -282,7 +282,8 @@ export class Database {
     const mutator = this.mutatorFor(name);
     if (mutator === undefined) throw new UnknownMutatorError(name);
     const frozenArgs = args === undefined ? null : cloneFrozenJSON(`(arguments of ${name})`, args);
-    const out = await this.lock.run(async () => {
+    // (Not an async arrow: the lock hands on commitMutation's own promise.)
+    const out = await this.lock.run(() => {
       this.checkOpen();
       const input = {
         name,
@@ -474,7 +475,7 @@ export class Database {
   }
 
   /** One read of the head for several bodies (subscriptions re-run after one change). */
-  private async withSharedRead(fn: (run: <R>(body: (tx: ReadTransaction) => Promise<R> | R, record: ReadRecord | undefined) => Promise<R>) => Promise<void>): Promise<void> {
+  private async withSharedRead(fn: (run: <R>(body: (tx: ReadTransaction) => Promise<R> | R, record: ReadRecord | undefined) => Promise<R>) => Promise<unknown>): Promise<void> {
     this.checkOpen();
     const dag = await this.dag.read();
     const { readTree, compare } = this.ctx;

@@ -27,7 +27,7 @@ export interface StoreChange {
 export type QueryRunner = <R>(body: (tx: ReadTransaction) => Promise<R> | R, record: ReadRecord) => Promise<R>;
 
 /** Opens one read of the current head for several bodies: `fn` gets their runner. */
-export type SharedReader = (fn: (run: QueryRunner) => Promise<void>) => Promise<void>;
+export type SharedReader = (fn: (run: QueryRunner) => Promise<unknown>) => Promise<unknown>;
 
 interface Subscription {
   readonly body: (tx: ReadTransaction) => Promise<unknown> | unknown;
@@ -92,14 +92,11 @@ export class Subscriptions {
   }
 
   /** Marks and re-runs the subscriptions the change can reach; resolves when they are done. */
-  fire(change: StoreChange): Promise<void> {
-    if (this.subs.size === 0) return Promise.resolve();
-    const hit = this.affected(change);
-    if (hit.size === 0) return Promise.resolve();
-    return this.sharedRead(async (run) => {
-      if (hit.size === 1) for (const s of hit) await this.run(s, run);
-      else await Promise.all([...hit].map((s) => this.run(s, run)));
-    });
+  fire(change: StoreChange): Promise<unknown> {
+    const hit = this.subs.size === 0 ? undefined : this.affected(change);
+    if (!hit?.size) return Promise.resolve();
+    // (Not an async arrow: the read waits on the runs' own promise, or the one run's.)
+    return this.sharedRead((run) => (hit.size === 1 ? this.run(hit.values().next().value!, run) : Promise.all([...hit].map((s) => this.run(s, run)))));
   }
 
   /** Ends every subscription (calls onDone). */
