@@ -1,4 +1,4 @@
-// idb checks `instanceof IDBRequest`, so the fake's classes must be global too.
+// The fake's classes are global too, as in a browser (a prefetch builds an IDBKeyRange).
 import 'fake-indexeddb/auto';
 import { IDBFactory, forceCloseDatabase } from 'fake-indexeddb';
 import { describe, expect, it, vi } from 'vitest';
@@ -155,6 +155,24 @@ describe('IDBStore on fake-indexeddb', () => {
     const r = await store.read();
     await expect(Promise.resolve().then(() => r.get('a'))).rejects.toBeInstanceOf(StoreClosedError);
     expect(store.closed).toBe(true);
+  });
+
+  it('opens over a factory without the IndexedDB globals (a library IndexedDB in Node): reads and writes work, a prefetch is skipped', async () => {
+    const keyRange = globalThis.IDBKeyRange;
+    Reflect.deleteProperty(globalThis, 'IDBKeyRange');
+    try {
+      const store = await IDBStore.open('db-no-globals', new IDBFactory());
+      const w = await store.write();
+      await w.put('m/group/a', 1);
+      await w.commit();
+      const again = await store.write();
+      await again.prefetch!('m/group/');
+      expect(await again.get('m/group/a')).toBe(1);
+      again.release();
+      await store.close();
+    } finally {
+      globalThis.IDBKeyRange = keyRange;
+    }
   });
 
   it('prefetch reads the keys under a prefix in one go: later gets of them ask IndexedDB nothing; pending writes still win', async () => {

@@ -390,6 +390,8 @@ class IDBWrite extends IDBRead implements KvWrite {
 
   async prefetch(prefix: string): Promise<void> {
     this.assertOpen();
+    // A factory without its globals (a library's IndexedDB in Node) has no IDBKeyRange here: no prefetch (the keys are read one by one).
+    if (typeof IDBKeyRange === 'undefined') return;
     const range = IDBKeyRange.bound(prefix, `${prefix}\uffff`);
     let keys: readonly IDBValidKey[];
     let values: readonly ReadonlyJSONValue[];
