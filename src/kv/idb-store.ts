@@ -38,7 +38,7 @@ type TxMode = 'readonly' | 'readwrite';
 
 export class IDBStore implements KvStore {
   readonly name: string;
-  /** The native connection; `idb` only turns its requests into promises. */
+  /** The native connection. */
   readonly #db: IDBDatabase;
   readonly #writeLock = new RWLock();
   /**
