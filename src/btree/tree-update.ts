@@ -167,7 +167,7 @@ function updateLeaf(node: Node, ops: readonly Op[], lo: number, hi: number): Nod
   }
   if (!changed) return [node];
   // The rest in one copy (a put into a full leaf: no push per entry after it).
-  if (i < n) out = out.length === 0 ? entries.slice(i) : out.concat(entries.slice(i));
+  if (i < n) out = out.concat(entries.slice(i));
   if (out.length === 0) return [];
   return cut(0, out, total);
 }

@@ -71,13 +71,14 @@ export class LazyDagStore implements DagStore {
     for (const [name, hash] of Object.entries(options.knownHeads ?? {})) this.#heads.set(name, hash);
   }
 
-  // (Not async functions: a then is one promise fewer than an async function's own.)
-  read(): Promise<DagRead> {
-    return this.#closed ? Promise.reject(new StoreClosedError()) : this.#lock.read().then((unlock) => new LazyDagRead(this, unlock));
+  async read(): Promise<DagRead> {
+    this.#assertOpen();
+    return new LazyDagRead(this, await this.#lock.read());
   }
 
-  write(): Promise<DagWrite> {
-    return this.#closed ? Promise.reject(new StoreClosedError()) : this.#lock.write().then((unlock) => new LazyDagWrite(this, unlock));
+  async write(): Promise<DagWrite> {
+    this.#assertOpen();
+    return new LazyDagWrite(this, await this.#lock.write());
   }
 
   withRead<R>(fn: (read: DagRead) => R | Promise<R>): Promise<R> {
