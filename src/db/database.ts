@@ -446,7 +446,9 @@ export class Database {
         if (removed || this.closed) return;
         const w = this.watchers.add(callback, options);
         remove = w.remove;
-        w.filter(await this.initialDiff(options));
+        const initial = await this.initialDiff(options);
+        // Stopped during the read (or in the tick it started: a free lock runs this at once): nothing more is told.
+        if (!removed) w.filter(initial);
       })
       .catch((e: unknown) => this.ctx.logger.error('experimentalWatch could not read the initial values', e));
     return () => {

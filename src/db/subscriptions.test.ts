@@ -245,6 +245,35 @@ describe('experimentalWatch', () => {
   });
 });
 
+describe('experimentalWatch with initial values, stopped before they are read', () => {
+  it('calls nothing when stopped in the tick it started (a free lock runs the initial read at once)', async () => {
+    const { store } = await makeTestStore();
+    await store.mutate('put', { key: 'k', value: 1 });
+    const diffs: unknown[] = [];
+    const stop = store.experimentalWatch((d) => diffs.push(d), { initialValuesInFirstDiff: true });
+    stop();
+    await store.mutate('put', { key: 'k', value: 2 });
+    await settle();
+    expect(diffs).toEqual([]);
+  });
+
+  it('calls nothing when stopped while the initial read is under way', async () => {
+    const { store } = await makeTestStore();
+    await store.mutate('put', { key: 'k', value: 1 });
+    const diffs: unknown[] = [];
+    let stop = (): void => {};
+    // Queued behind this mutation's lock hold, the watch reads once it ends; the stop comes a turn into that read.
+    const writing = store.mutate('put', { key: 'k', value: 2 });
+    stop = store.experimentalWatch((d) => diffs.push(d), { initialValuesInFirstDiff: true });
+    await writing;
+    stop();
+    await settle();
+    await store.mutate('put', { key: 'k', value: 3 });
+    await settle();
+    expect(diffs).toEqual([]);
+  });
+});
+
 describe('subscriptions re-run after one change', () => {
   it('share one read of the store', async () => {
     const { compareUTF8 } = await import('../btree/compare');
