@@ -125,6 +125,8 @@ export class Reflect<MD extends MutatorDefs = MutatorDefs> {
   readonly #presence: ReflectPresence;
   readonly #logger: Logger;
   readonly #ready: Promise<Store>;
+  /** What #ready resolved to, once it has (a mutation then calls it without awaiting #ready). */
+  #opened: Store | undefined;
   /** Resolves once the store can be read (before the join's commit has ended; see ClientStoreOptions.onReadable). */
   readonly #readable: Promise<Store>;
   #onReadable: ((store: Store) => void) | undefined;
@@ -192,7 +194,7 @@ export class Reflect<MD extends MutatorDefs = MutatorDefs> {
     });
     this.#readable.catch(() => {});
     this.#ready = this.#open(environment, log, opening);
-    this.#ready.then((store) => this.#onReadable?.(store), readableFailed!);
+    this.#ready.then((store) => this.#onReadable?.((this.#opened = store)), readableFailed!);
     this.#ready.catch((error: unknown) => this.#logger.error?.('Could not open the local store', error));
     this.clientGroupID = this.#ready.then(() => this.#clientGroupID!);
     this.#presence = presenceOf(this, environment, this.#ready, (message, error) => this.#logger.error?.(message, error));
@@ -548,7 +550,7 @@ export class Reflect<MD extends MutatorDefs = MutatorDefs> {
         restBytes ??= soloPushFrameBytes(name, null, this.schemaVersion);
         // A mutation no push frame can carry would block the queue for good: refused now (measured exactly only when it could come near).
         if (restBytes + jsonBytesAtMost(args ?? null) > PUSH_MAX_FRAME_BYTES) assertMutationFitsPush(name, args as ReadonlyJSONValue, this.schemaVersion);
-        const result = await (await this.#ready).mutate(name, args as ReadonlyJSONValue);
+        const result = await (this.#opened ?? (await this.#ready)).mutate(name, args as ReadonlyJSONValue);
         // Where commits are cheap, resolve only once the mutation is in the write-ahead log: durable whatever happens next.
         if (this.#waitForLog) await this.#local?.whenLogged();
         return result;
