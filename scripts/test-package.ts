@@ -32,19 +32,20 @@ const ROOT = resolve(import.meta.dirname, '..');
 const BIN = join(ROOT, 'node_modules/.bin');
 /**
  * min+gzip of the start-up chunks of a browser app that imports Reflect; above
- * it the step fails. Issue 11's target is 32 KB. The last CI (2026-11-24)
- * measured 47.9 KB (157.0 KB min). What moved it: the code for other client
- * groups and stores, the presence code, the tab merge and the memory stores
- * became lazy chunks, and the generated validators were rewritten smaller
- * (about 2.3 KB off in all); the read and write paths' fast walks and the
- * start-up work put about 1.3 KB back.
+ * it the step fails. Issue 11's target is 32 KB. Measured on 2026-11-24:
+ * 46.9 KB (153.6 KB min). What moved it: the code for other client groups
+ * and stores, the presence code, the tab merge and the memory stores became
+ * lazy chunks, and the generated validators were rewritten smaller (about
+ * 2.3 KB off in all); the read and write paths' fast walks and the start-up
+ * work put about 1.3 KB back; opening IndexedDB without idb's wrapper took
+ * 0.9 KB off.
  * (Validating with the schemas as data instead of ajv's precompiled code would
  * save 1.4 KB but made a 1,000-operation poke's check 16× slower, and the
  * design asks for ajv's precompiled validators, so it was reverted.)
  * This budget is a regression guard, not the target, until the target is met;
- * it follows the figure down to 47.9 KB (0.1 KB of room).
+ * it follows the figure down to 47.0 KB (0.1 KB of room).
  */
-const BUNDLE_BUDGET_BYTES = Math.ceil(47.9 * 1024);
+const BUNDLE_BUDGET_BYTES = Math.ceil(47.0 * 1024);
 /** Paths that must never be in the tarball. */
 const FORBIDDEN_IN_TARBALL = [/\.test\.[cm]?[jt]sx?$/, /^\.ci\//, /^demo\//, /^e2e\//, /^bench\//, /^src\//, /^server\//, /^conformance\//, /^codegen\//, /test-support|test-fixtures/];
 /** Packages the tarball alone must not pull into an app. */
