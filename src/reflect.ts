@@ -194,7 +194,10 @@ export class Reflect<MD extends MutatorDefs = MutatorDefs> {
     });
     this.#readable.catch(() => {});
     this.#ready = this.#open(environment, log, opening);
-    this.#ready.then((store) => this.#onReadable?.((this.#opened = store)), readableFailed!);
+    this.#ready.then((store) => {
+      this.#opened = store;
+      this.#onReadable?.(store);
+    }, readableFailed!);
     this.#ready.catch((error: unknown) => this.#logger.error?.('Could not open the local store', error));
     this.clientGroupID = this.#ready.then(() => this.#clientGroupID!);
     this.#presence = presenceOf(this, environment, this.#ready, (message, error) => this.#logger.error?.(message, error));

@@ -4,8 +4,8 @@ const noop = (): void => {};
  * A FIFO async mutex: one holder at a time. On a free lock, `fn` starts at
  * once (no turn of the microtask queue first); one that throws at once throws
  * out of run (callers await it). The lock counts as taken only once `fn`
- * returns, so a holder must not call `run` on its own lock before its first
- * await (no holder does; awaiting such a call would deadlock in any case).
+ * returns: a holder must not call `run` on its own lock before its first
+ * await, where that call would run beside it (no holder does).
  */
 export class Lock {
   /** Settles once the last holder is done; undefined when the lock is free. */

@@ -1,4 +1,4 @@
-// idb checks `instanceof IDBRequest`, so the fake's classes must be global too.
+// The fake's classes are global too, as in a browser (a prefetch builds an IDBKeyRange).
 import 'fake-indexeddb/auto';
 import { IDBFactory } from 'fake-indexeddb';
 import { IDBKvProvider } from './idb-provider';
