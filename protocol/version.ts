@@ -6,4 +6,4 @@ export const PROTOCOL_VERSION = 1;
  * when the wire format changes without this being updated on purpose — and
  * PROTOCOL_VERSION bumped when the change is not backwards compatible.
  */
-export const PROTOCOL_FINGERPRINT = '299951d0e7badaf26ce3b784eb97104063067a2d498a4898cfb86a515f9bd1ec';
+export const PROTOCOL_FINGERPRINT = 'ca976d871ded48da471b1aa89077f996a715797fca6e278d502564ad2a0d7146';

@@ -169,6 +169,7 @@ export type ClientRecord = {
   /** The id of a stored chunk. */
   readonly headHash: string;
   readonly clientGroupID: string;
+  /** The id of a stored chunk, or null. */
   readonly tempRefreshHash: string | null;
 };
 

@@ -2727,8 +2727,8 @@ export const validateClientRecord = validate33;
 
 function validate33(data, {instancePath=""}={}){
 /*# sourceURL="urn:roomsync:protocol:v1:ClientRecord" */;
-let vErrors = null;
-let errors = 0;
+const vErrors = null;
+const errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
@@ -2736,21 +2736,19 @@ if(((((data.heartbeatTimestampMs === undefined) && (missing0 = "heartbeatTimesta
 return fail(validate33, instancePath, "required", {missingProperty: missing0});
 }
 else {
-const _errs1 = errors;
 for(const key0 in data){
 if(!((((key0 === "heartbeatTimestampMs") || (key0 === "headHash")) || (key0 === "clientGroupID")) || (key0 === "tempRefreshHash"))){
 return fail(validate33, instancePath, "additionalProperties", {additionalProperty: key0});
 break;
 }
 }
-if(_errs1 === errors){
+if(errors === errors){
 if(data.heartbeatTimestampMs !== undefined){
 let data0 = data.heartbeatTimestampMs;
-const _errs2 = errors;
 if(!((typeof data0 == "number") && (isFinite(data0)))){
 return fail(validate33, instancePath+"/heartbeatTimestampMs", "type", {type: "number"});
 }
-var valid0 = _errs2 === errors;
+var valid0 = errors === errors;
 }
 else {
 var valid0 = true;
@@ -2758,8 +2756,7 @@ var valid0 = true;
 if(valid0){
 if(data.headHash !== undefined){
 let data1 = data.headHash;
-const _errs4 = errors;
-if(errors === _errs4){
+if(errors === errors){
 if(typeof data1 === "string"){
 if(data1.length < 1){
 return fail(validate33, instancePath+"/headHash", "minLength", {limit: 1});
@@ -2769,7 +2766,7 @@ else {
 return fail(validate33, instancePath+"/headHash", "type", {type: "string"});
 }
 }
-var valid0 = _errs4 === errors;
+var valid0 = errors === errors;
 }
 else {
 var valid0 = true;
@@ -2777,8 +2774,7 @@ var valid0 = true;
 if(valid0){
 if(data.clientGroupID !== undefined){
 let data2 = data.clientGroupID;
-const _errs6 = errors;
-if(errors === _errs6){
+if(errors === errors){
 if(typeof data2 === "string"){
 if(data2.length < 1){
 return fail(validate33, instancePath+"/clientGroupID", "minLength", {limit: 1});
@@ -2788,7 +2784,7 @@ else {
 return fail(validate33, instancePath+"/clientGroupID", "type", {type: "string"});
 }
 }
-var valid0 = _errs6 === errors;
+var valid0 = errors === errors;
 }
 else {
 var valid0 = true;
@@ -2796,75 +2792,17 @@ var valid0 = true;
 if(valid0){
 if(data.tempRefreshHash !== undefined){
 let data3 = data.tempRefreshHash;
-const _errs8 = errors;
-const _errs9 = errors;
-let valid1 = false;
-const _errs10 = errors;
-if(errors === _errs10){
+if((typeof data3 !== "string") && (data3 !== null)){
+return fail(validate33, instancePath+"/tempRefreshHash", "type", {type: ["string","null"]});
+}
+if(errors === errors){
 if(typeof data3 === "string"){
 if(data3.length < 1){
-const err0 = {instancePath:instancePath+"/tempRefreshHash",keyword:"minLength",params:{limit: 1}};
-if(vErrors === null){
-vErrors = [err0];
-}
-else {
-vErrors.push(err0);
-}
-errors++;
-}
-}
-else {
-const err1 = {instancePath:instancePath+"/tempRefreshHash",keyword:"type",params:{type: "string"}};
-if(vErrors === null){
-vErrors = [err1];
-}
-else {
-vErrors.push(err1);
-}
-errors++;
-}
-}
-var _valid0 = _errs10 === errors;
-valid1 = valid1 || _valid0;
-if(!valid1){
-const _errs12 = errors;
-if(data3 !== null){
-const err2 = {instancePath:instancePath+"/tempRefreshHash",keyword:"type",params:{type: "null"}};
-if(vErrors === null){
-vErrors = [err2];
-}
-else {
-vErrors.push(err2);
-}
-errors++;
-}
-var _valid0 = _errs12 === errors;
-valid1 = valid1 || _valid0;
-}
-if(!valid1){
-const err3 = {instancePath:instancePath+"/tempRefreshHash",keyword:"anyOf",params:{}};
-if(vErrors === null){
-vErrors = [err3];
-}
-else {
-vErrors.push(err3);
-}
-errors++;
-validate33.errors = vErrors;
-return false;
-}
-else {
-errors = _errs9;
-if(vErrors !== null){
-if(_errs9){
-vErrors.length = _errs9;
-}
-else {
-vErrors = null;
+return fail(validate33, instancePath+"/tempRefreshHash", "minLength", {limit: 1});
 }
 }
 }
-var valid0 = _errs8 === errors;
+var valid0 = errors === errors;
 }
 else {
 var valid0 = true;
