@@ -70,7 +70,9 @@ export function emitValidatorModule(schemas: readonly NamedJsonSchema[]): string
     ajv.addSchema(withoutDescriptiveKeywords(jsonSchema) as JsonSchema);
     exportsMap[validatorName(name)] = jsonSchema.$id as string;
   }
-  const code = withPurePatterns(withUnusedArgumentsLeftOut(withSharedFail(withSchemaValuesInline(withoutSchemaPaths(inlineRuntime(standaloneCode(ajv, exportsMap)))))));
+  const code = withSharedPointerEscape(
+    withoutDeadChecks(withPurePatterns(withUnusedArgumentsLeftOut(withSharedFail(withSchemaValuesInline(withoutSchemaPaths(inlineRuntime(standaloneCode(ajv, exportsMap)))))))),
+  );
   if (/\brequire\(/.test(code)) {
     throw new Error('Generated validators need a runtime require() that codegen cannot inline; adjust the schema.');
   }
@@ -210,6 +212,42 @@ function withConstantCounts(body: string): string {
   }
   if (!/(?<!let )\bvErrors = /.test(body)) out = out.replace(/^let vErrors = null;$/m, 'const vErrors = null;');
   return out;
+}
+
+/**
+ * Two checks ajv writes that can never fail where it writes them, left out:
+ * - a tuple's `additionalItems` check right after its `maxItems` check
+ *   returned for any longer array (maxItems at most the number of items);
+ * - the number test and NaN test around a `minimum` or `maximum` right after
+ *   the type check returned for anything that is not a finite number (or
+ *   another allowed type): `typeof x == "number"` is all that is left to ask.
+ * Each rewrite matches ajv's text exactly and leaves any other text as ajv
+ * wrote it (codegen/validators.test.ts holds the result to ajv at run time).
+ */
+function withoutDeadChecks(code: string): string {
+  const tuples = code.replace(
+    /^(if\((\w+)\.length > (\d+)\)\{\nreturn fail\([^\n]*"maxItems"[^\n]*\n\}\nelse \{\n(?:if\(\2\.length < \d+\)\{\nreturn fail\([^\n]*"minItems"[^\n]*\n\}\nelse \{\n)?)const (len\d+) = \2\.length;\nif\(!\(\4 <= (\d+)\)\)\{\nreturn fail\([^\n]*"additionalItems"[^\n]*\n\}\nelse \{\n/gm,
+    (all, kept: string, _data: string, maxItems: string, _len: string, items: string) => {
+      return Number(maxItems) > Number(items) ? all : `${kept}{\n`;
+    },
+  );
+  const bounds = tuples.replace(
+    /^(if\([^\n]*isFinite\((\w+)\)[^\n]*\)\{\nreturn fail\([^\n]*"type"[^\n]*\n\}\n)if\(errors === (?:errors|0)\)\{\nif\(\(typeof \2 == "number"\) && \(isFinite\(\2\)\)\)\{\nif\(\2 ([<>]) (-?\d+(?:\.\d+)?) \|\| isNaN\(\2\)\)\{\n(return fail\([^\n]*"(?:minimum|maximum)"[^\n]*\n)\}\n\}\n\}\n/gm,
+    (_, typeCheck: string, data: string, op: string, limit: string, failure: string) => `${typeCheck}if(typeof ${data} == "number" && ${data} ${op} ${limit}){\n${failure}}\n`,
+  );
+  return bounds;
+}
+
+/** ajv escapes an object key for an error's instancePath in place, at each error; one shared function does it. */
+const ESCAPE_SOURCE = `function escapeKey(key) {
+  return key.replace(/~/g, "~0").replace(/\\//g, "~1");
+}`;
+
+function withSharedPointerEscape(code: string): string {
+  if (/\bescapeKey\b/.test(code)) throw new Error('Generated validators already use the name escapeKey.');
+  const shared = code.replace(/\b(key\d+)\.replace\(\/~\/g, "~0"\)\.replace\(\/\\\/\/g, "~1"\)/g, 'escapeKey($1)');
+  if (shared.includes('.replace(/~/g, "~0")')) throw new Error('Generated validators escape a key in a way codegen cannot share.');
+  return shared === code ? code : shared.replace(/^(function fail\()/m, `${ESCAPE_SOURCE}\n$1`);
 }
 
 function inlineRuntime(code: string): string {
