@@ -71,7 +71,7 @@ export function emitValidatorModule(schemas: readonly NamedJsonSchema[]): string
     exportsMap[validatorName(name)] = jsonSchema.$id as string;
   }
   const code = withSharedPointerEscape(
-    withoutDeadChecks(withPurePatterns(withUnusedArgumentsLeftOut(withSharedFail(withSchemaValuesInline(withoutSchemaPaths(inlineRuntime(standaloneCode(ajv, exportsMap)))))))),
+    withoutDeadChecks(withoutDiscriminatorTagChecks(withPurePatterns(withUnusedArgumentsLeftOut(withSharedFail(withSchemaValuesInline(withoutSchemaPaths(inlineRuntime(standaloneCode(ajv, exportsMap))))))))),
   );
   if (/\brequire\(/.test(code)) {
     throw new Error('Generated validators need a runtime require() that codegen cannot inline; adjust the schema.');
@@ -236,6 +236,45 @@ function withoutDeadChecks(code: string): string {
     (_, typeCheck: string, data: string, op: string, limit: string, failure: string) => `${typeCheck}if(typeof ${data} == "number" && ${data} ${op} ${limit}){\n${failure}}\n`,
   );
   return bounds;
+}
+
+/**
+ * With `discriminator`, ajv reads the tag (`const tag0 = data7.op`) and
+ * checks the branch its value selects, `if(tag0 === "put"){…}`; inside it the
+ * branch's schema checks the tag property again: that it is present, a
+ * string, and that constant. There those checks cannot fail: the presence
+ * test becomes `false` (a minifier folds it away) and the string and constant
+ * checks of the same value are left out. Any other text stays as ajv wrote it.
+ */
+function withoutDiscriminatorTagChecks(code: string): string {
+  return code.replace(
+    /^(const (tag\d+) = (\w+)\.(\w+);\nif\(typeof \2 == "string"\)\{\n)([^]*?)(^return fail\([^\n]*"discriminator", \{error: "mapping", tag: "\4", tagValue: \2\}\);)$/gm,
+    (_, head: string, tag: string, data: string, property: string, branches: string, tail: string) => {
+      const at = escapeRegExp(`${data}.${property}`);
+      const branchStart = new RegExp(`^(?:else )?if\\(${tag} === ("(?:[^"\\\\]|\\\\.)*")\\)\\{$`, 'm');
+      const rewritten = branches
+        .split(new RegExp(`(?=^(?:else )?if\\(${tag} === ")`, 'm'))
+        .map((branch) => {
+          const value = branchStart.exec(branch)?.[1];
+          if (value === undefined) return branch;
+          const present = new RegExp(`\\(${at} === undefined\\) && \\(missing\\d+ = "${escapeRegExp(property)}"\\)`, 'g');
+          const checked = new RegExp(
+            `^if\\(${at} !== undefined\\)\\{\\nlet (data\\d+) = ${at};\\nif\\(typeof \\1 !== "string"\\)\\{\\nreturn fail\\([^\\n]*\\n\\}\\n` +
+              `if\\(${escapeRegExp(value)} !== \\1\\)\\{\\nreturn fail\\([^\\n]*\\n\\}\\n(?:var (valid\\d+) = errors === errors;\\n)?\\}\\n(?:else \\{\\nvar \\2 = true;\\n\\}\\n)?`,
+            'gm',
+          );
+          return branch
+            .replace(present, 'false')
+            .replace(checked, (_all, _data: string, valid: string | undefined) => (valid === undefined ? '' : `var ${valid} = true;\n`));
+        })
+        .join('');
+      return head + rewritten + tail;
+    },
+  );
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
 /** ajv escapes an object key for an error's instancePath in place, at each error; one shared function does it. */

@@ -658,23 +658,11 @@ if(tag0 === "put"){
 if(errors === errors){
 if(data7 && typeof data7 == "object" && !Array.isArray(data7)){
 let missing1;
-if((((data7.op === undefined) && (missing1 = "op")) || ((data7.key === undefined) && (missing1 = "key"))) || ((data7.value === undefined) && (missing1 = "value"))){
+if(((false) || ((data7.key === undefined) && (missing1 = "key"))) || ((data7.value === undefined) && (missing1 = "value"))){
 return fail(validate15, instancePath+"/1/patch/" + i0, "required", {missingProperty: missing1});
 }
 else {
-if(data7.op !== undefined){
-let data8 = data7.op;
-if(typeof data8 !== "string"){
-return fail(validate15, instancePath+"/1/patch/" + i0+"/op", "type", {type: "string"});
-}
-if("put" !== data8){
-return fail(validate15, instancePath+"/1/patch/" + i0+"/op", "const", {allowedValue: "put"});
-}
-var valid6 = errors === errors;
-}
-else {
 var valid6 = true;
-}
 if(valid6){
 if(data7.key !== undefined){
 if(typeof data7.key !== "string"){
@@ -697,23 +685,11 @@ else if(tag0 === "del"){
 if(errors === errors){
 if(data7 && typeof data7 == "object" && !Array.isArray(data7)){
 let missing2;
-if(((data7.op === undefined) && (missing2 = "op")) || ((data7.key === undefined) && (missing2 = "key"))){
+if((false) || ((data7.key === undefined) && (missing2 = "key"))){
 return fail(validate15, instancePath+"/1/patch/" + i0, "required", {missingProperty: missing2});
 }
 else {
-if(data7.op !== undefined){
-let data10 = data7.op;
-if(typeof data10 !== "string"){
-return fail(validate15, instancePath+"/1/patch/" + i0+"/op", "type", {type: "string"});
-}
-if("del" !== data10){
-return fail(validate15, instancePath+"/1/patch/" + i0+"/op", "const", {allowedValue: "del"});
-}
-var valid8 = errors === errors;
-}
-else {
 var valid8 = true;
-}
 if(valid8){
 if(data7.key !== undefined){
 if(typeof data7.key !== "string"){
@@ -736,19 +712,10 @@ else if(tag0 === "clear"){
 if(errors === errors){
 if(data7 && typeof data7 == "object" && !Array.isArray(data7)){
 let missing3;
-if((data7.op === undefined) && (missing3 = "op")){
+if(false){
 return fail(validate15, instancePath+"/1/patch/" + i0, "required", {missingProperty: missing3});
 }
 else {
-if(data7.op !== undefined){
-let data12 = data7.op;
-if(typeof data12 !== "string"){
-return fail(validate15, instancePath+"/1/patch/" + i0+"/op", "type", {type: "string"});
-}
-if("clear" !== data12){
-return fail(validate15, instancePath+"/1/patch/" + i0+"/op", "const", {allowedValue: "clear"});
-}
-}
 }
 }
 else {
@@ -1411,23 +1378,11 @@ if(tag0 === "put"){
 if(errors === errors){
 if(data5 && typeof data5 == "object" && !Array.isArray(data5)){
 let missing1;
-if((((data5.op === undefined) && (missing1 = "op")) || ((data5.key === undefined) && (missing1 = "key"))) || ((data5.value === undefined) && (missing1 = "value"))){
+if(((false) || ((data5.key === undefined) && (missing1 = "key"))) || ((data5.value === undefined) && (missing1 = "value"))){
 return fail(validate21, instancePath+"/patch/" + i0, "required", {missingProperty: missing1});
 }
 else {
-if(data5.op !== undefined){
-let data6 = data5.op;
-if(typeof data6 !== "string"){
-return fail(validate21, instancePath+"/patch/" + i0+"/op", "type", {type: "string"});
-}
-if("put" !== data6){
-return fail(validate21, instancePath+"/patch/" + i0+"/op", "const", {allowedValue: "put"});
-}
-var valid5 = errors === errors;
-}
-else {
 var valid5 = true;
-}
 if(valid5){
 if(data5.key !== undefined){
 if(typeof data5.key !== "string"){
@@ -1450,23 +1405,11 @@ else if(tag0 === "del"){
 if(errors === errors){
 if(data5 && typeof data5 == "object" && !Array.isArray(data5)){
 let missing2;
-if(((data5.op === undefined) && (missing2 = "op")) || ((data5.key === undefined) && (missing2 = "key"))){
+if((false) || ((data5.key === undefined) && (missing2 = "key"))){
 return fail(validate21, instancePath+"/patch/" + i0, "required", {missingProperty: missing2});
 }
 else {
-if(data5.op !== undefined){
-let data8 = data5.op;
-if(typeof data8 !== "string"){
-return fail(validate21, instancePath+"/patch/" + i0+"/op", "type", {type: "string"});
-}
-if("del" !== data8){
-return fail(validate21, instancePath+"/patch/" + i0+"/op", "const", {allowedValue: "del"});
-}
-var valid7 = errors === errors;
-}
-else {
 var valid7 = true;
-}
 if(valid7){
 if(data5.key !== undefined){
 if(typeof data5.key !== "string"){
@@ -1489,19 +1432,10 @@ else if(tag0 === "clear"){
 if(errors === errors){
 if(data5 && typeof data5 == "object" && !Array.isArray(data5)){
 let missing3;
-if((data5.op === undefined) && (missing3 = "op")){
+if(false){
 return fail(validate21, instancePath+"/patch/" + i0, "required", {missingProperty: missing3});
 }
 else {
-if(data5.op !== undefined){
-let data10 = data5.op;
-if(typeof data10 !== "string"){
-return fail(validate21, instancePath+"/patch/" + i0+"/op", "type", {type: "string"});
-}
-if("clear" !== data10){
-return fail(validate21, instancePath+"/patch/" + i0+"/op", "const", {allowedValue: "clear"});
-}
-}
 }
 }
 else {
@@ -1756,23 +1690,11 @@ if(tag0 === "put"){
 if(errors === errors){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
-if((((data.op === undefined) && (missing0 = "op")) || ((data.key === undefined) && (missing0 = "key"))) || ((data.value === undefined) && (missing0 = "value"))){
+if(((false) || ((data.key === undefined) && (missing0 = "key"))) || ((data.value === undefined) && (missing0 = "value"))){
 return fail(validate24, instancePath, "required", {missingProperty: missing0});
 }
 else {
-if(data.op !== undefined){
-let data0 = data.op;
-if(typeof data0 !== "string"){
-return fail(validate24, instancePath+"/op", "type", {type: "string"});
-}
-if("put" !== data0){
-return fail(validate24, instancePath+"/op", "const", {allowedValue: "put"});
-}
-var valid2 = errors === errors;
-}
-else {
 var valid2 = true;
-}
 if(valid2){
 if(data.key !== undefined){
 if(typeof data.key !== "string"){
@@ -1795,23 +1717,11 @@ else if(tag0 === "del"){
 if(errors === errors){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing1;
-if(((data.op === undefined) && (missing1 = "op")) || ((data.key === undefined) && (missing1 = "key"))){
+if((false) || ((data.key === undefined) && (missing1 = "key"))){
 return fail(validate24, instancePath, "required", {missingProperty: missing1});
 }
 else {
-if(data.op !== undefined){
-let data2 = data.op;
-if(typeof data2 !== "string"){
-return fail(validate24, instancePath+"/op", "type", {type: "string"});
-}
-if("del" !== data2){
-return fail(validate24, instancePath+"/op", "const", {allowedValue: "del"});
-}
-var valid4 = errors === errors;
-}
-else {
 var valid4 = true;
-}
 if(valid4){
 if(data.key !== undefined){
 if(typeof data.key !== "string"){
@@ -1834,19 +1744,10 @@ else if(tag0 === "clear"){
 if(errors === errors){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing2;
-if((data.op === undefined) && (missing2 = "op")){
+if(false){
 return fail(validate24, instancePath, "required", {missingProperty: missing2});
 }
 else {
-if(data.op !== undefined){
-let data4 = data.op;
-if(typeof data4 !== "string"){
-return fail(validate24, instancePath+"/op", "type", {type: "string"});
-}
-if("clear" !== data4){
-return fail(validate24, instancePath+"/op", "const", {allowedValue: "clear"});
-}
-}
 }
 }
 else {
