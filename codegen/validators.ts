@@ -71,7 +71,7 @@ export function emitValidatorModule(schemas: readonly NamedJsonSchema[]): string
     exportsMap[validatorName(name)] = jsonSchema.$id as string;
   }
   const code = withSharedPointerEscape(
-    withoutDeadChecks(withoutDiscriminatorTagChecks(withPurePatterns(withUnusedArgumentsLeftOut(withSharedFail(withSchemaValuesInline(withoutSchemaPaths(inlineRuntime(standaloneCode(ajv, exportsMap))))))))),
+    withoutDeadChecks(withoutRequiredPresenceTests(withoutDiscriminatorTagChecks(withPurePatterns(withUnusedArgumentsLeftOut(withSharedFail(withSchemaValuesInline(withoutSchemaPaths(inlineRuntime(standaloneCode(ajv, exportsMap)))))))))),
   );
   if (/\brequire\(/.test(code)) {
     throw new Error('Generated validators need a runtime require() that codegen cannot inline; adjust the schema.');
@@ -271,6 +271,42 @@ function withoutDiscriminatorTagChecks(code: string): string {
       return head + rewritten + tail;
     },
   );
+}
+
+/**
+ * ajv checks `required` first and returns at a missing property; the checks
+ * of the properties follow in its `else` block, each behind
+ * `if(data1.cookie !== undefined)`. In that block a required property is
+ * there: its test becomes `true` (a minifier folds it and its `else` away).
+ */
+function withoutRequiredPresenceTests(code: string): string {
+  const requiredChecks = [...code.matchAll(/^if\((.*\(missing\d+ = "\w+"\).*)\)\{\nreturn fail\([^\n]*"required"[^\n]*\n\}\nelse \{\n/gm)];
+  let out = code;
+  // From the last to the first, so an outer block is measured with its inner blocks already rewritten.
+  for (const match of requiredChecks.reverse()) {
+    const start = match.index + match[0].length;
+    const end = blockEnd(out, start);
+    let block = out.slice(start, end);
+    for (const [, data, property] of match[1]!.matchAll(/\((\w+)\.(\w+) === undefined\) && \(missing\d+ = "\2"\)/g)) {
+      block = block.replaceAll(`\nif(${data}.${property} !== undefined){\n`, '\nif(true){\n');
+      if (block.startsWith(`if(${data}.${property} !== undefined){\n`)) block = `if(true){\n${block.slice(`if(${data}.${property} !== undefined){\n`.length)}`;
+    }
+    out = out.slice(0, start) + block + out.slice(end);
+  }
+  return out;
+}
+
+/** Index of the `}` that closes the block whose body starts at `start` (braces in string literals do not count). */
+function blockEnd(code: string, start: number): number {
+  let depth = 1;
+  for (let i = start; i < code.length; i++) {
+    const c = code[i];
+    if (c === '"') {
+      for (i++; code[i] !== '"'; i++) if (code[i] === '\\') i++;
+    } else if (c === '{') depth++;
+    else if (c === '}' && --depth === 0) return i;
+  }
+  throw new Error('Generated validators have a block codegen cannot find the end of.');
 }
 
 function escapeRegExp(text: string): string {

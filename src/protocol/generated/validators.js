@@ -110,7 +110,7 @@ break;
 }
 }
 if(errors === errors){
-if(data1.timestamp !== undefined){
+if(true){
 let data2 = data1.timestamp;
 if(!((typeof data2 == "number") && (isFinite(data2)))){
 return fail(validate11, instancePath+"/1/timestamp", "type", {type: "number"});
@@ -121,7 +121,7 @@ else {
 var valid1 = true;
 }
 if(valid1){
-if(data1.clientGroupID !== undefined){
+if(true){
 let data3 = data1.clientGroupID;
 if(errors === errors){
 if(typeof data3 === "string"){
@@ -139,7 +139,7 @@ else {
 var valid1 = true;
 }
 if(valid1){
-if(data1.mutations !== undefined){
+if(true){
 let data4 = data1.mutations;
 if(errors === errors){
 if(Array.isArray(data4)){
@@ -161,7 +161,7 @@ break;
 }
 }
 if(errors === errors){
-if(data5.id !== undefined){
+if(true){
 let data6 = data5.id;
 if(!(((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6))) && (isFinite(data6)))){
 return fail(validate11, instancePath+"/1/mutations/" + i0+"/id", "type", {type: "integer"});
@@ -175,7 +175,7 @@ else {
 var valid3 = true;
 }
 if(valid3){
-if(data5.clientID !== undefined){
+if(true){
 let data7 = data5.clientID;
 if(errors === errors){
 if(typeof data7 === "string"){
@@ -193,7 +193,7 @@ else {
 var valid3 = true;
 }
 if(valid3){
-if(data5.name !== undefined){
+if(true){
 let data8 = data5.name;
 if(errors === errors){
 if(typeof data8 === "string"){
@@ -211,7 +211,7 @@ else {
 var valid3 = true;
 }
 if(valid3){
-if(data5.timestamp !== undefined){
+if(true){
 let data9 = data5.timestamp;
 if(!((typeof data9 == "number") && (isFinite(data9)))){
 return fail(validate11, instancePath+"/1/mutations/" + i0+"/timestamp", "type", {type: "number"});
@@ -247,7 +247,7 @@ else {
 var valid1 = true;
 }
 if(valid1){
-if(data1.pushVersion !== undefined){
+if(true){
 let data10 = data1.pushVersion;
 if(!((typeof data10 == "number") && (isFinite(data10)))){
 return fail(validate11, instancePath+"/1/pushVersion", "type", {type: "number"});
@@ -261,7 +261,7 @@ else {
 var valid1 = true;
 }
 if(valid1){
-if(data1.schemaVersion !== undefined){
+if(true){
 if(typeof data1.schemaVersion !== "string"){
 return fail(validate11, instancePath+"/1/schemaVersion", "type", {type: "string"});
 }
@@ -271,7 +271,7 @@ else {
 var valid1 = true;
 }
 if(valid1){
-if(data1.requestID !== undefined){
+if(true){
 if(typeof data1.requestID !== "string"){
 return fail(validate11, instancePath+"/1/requestID", "type", {type: "string"});
 }
@@ -352,7 +352,7 @@ break;
 }
 }
 if(errors === errors){
-if(data1.clientGroupID !== undefined){
+if(true){
 let data2 = data1.clientGroupID;
 if(errors === errors){
 if(typeof data2 === "string"){
@@ -370,7 +370,7 @@ else {
 var valid1 = true;
 }
 if(valid1){
-if(data1.cookie !== undefined){
+if(true){
 let data3 = data1.cookie;
 if((!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))) && (data3 !== null)){
 return fail(validate12, instancePath+"/1/cookie", "type", {type: ["integer","null"]});
@@ -384,7 +384,7 @@ else {
 var valid1 = true;
 }
 if(valid1){
-if(data1.requestID !== undefined){
+if(true){
 if(typeof data1.requestID !== "string"){
 return fail(validate12, instancePath+"/1/requestID", "type", {type: "string"});
 }
@@ -455,7 +455,7 @@ if((data1.wsid === undefined) && (missing0 = "wsid")){
 return fail(validate13, instancePath+"/1", "required", {missingProperty: missing0});
 }
 else {
-if(data1.wsid !== undefined){
+if(true){
 if(typeof data1.wsid !== "string"){
 return fail(validate13, instancePath+"/1/wsid", "type", {type: "string"});
 }
@@ -586,7 +586,7 @@ if((((((data1.baseCookie === undefined) && (missing0 = "baseCookie")) || ((data1
 return fail(validate15, instancePath+"/1", "required", {missingProperty: missing0});
 }
 else {
-if(data1.baseCookie !== undefined){
+if(true){
 let data2 = data1.baseCookie;
 if((!(((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2))) && (isFinite(data2)))) && (data2 !== null)){
 return fail(validate15, instancePath+"/1/baseCookie", "type", {type: ["integer","null"]});
@@ -600,7 +600,7 @@ else {
 var valid1 = true;
 }
 if(valid1){
-if(data1.cookie !== undefined){
+if(true){
 let data3 = data1.cookie;
 if(!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))){
 return fail(validate15, instancePath+"/1/cookie", "type", {type: "integer"});
@@ -614,7 +614,7 @@ else {
 var valid1 = true;
 }
 if(valid1){
-if(data1.lastMutationIDChanges !== undefined){
+if(true){
 let data4 = data1.lastMutationIDChanges;
 if(errors === errors){
 if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
@@ -642,7 +642,7 @@ else {
 var valid1 = true;
 }
 if(valid1){
-if(data1.patch !== undefined){
+if(true){
 let data6 = data1.patch;
 if(errors === errors){
 if(Array.isArray(data6)){
@@ -664,7 +664,7 @@ return fail(validate15, instancePath+"/1/patch/" + i0, "required", {missingPrope
 else {
 var valid6 = true;
 if(valid6){
-if(data7.key !== undefined){
+if(true){
 if(typeof data7.key !== "string"){
 return fail(validate15, instancePath+"/1/patch/" + i0+"/key", "type", {type: "string"});
 }
@@ -691,7 +691,7 @@ return fail(validate15, instancePath+"/1/patch/" + i0, "required", {missingPrope
 else {
 var valid8 = true;
 if(valid8){
-if(data7.key !== undefined){
+if(true){
 if(typeof data7.key !== "string"){
 return fail(validate15, instancePath+"/1/patch/" + i0+"/key", "type", {type: "string"});
 }
@@ -762,7 +762,7 @@ else {
 var valid1 = true;
 }
 if(valid1){
-if(data1.requestID !== undefined){
+if(true){
 if(typeof data1.requestID !== "string"){
 return fail(validate15, instancePath+"/1/requestID", "type", {type: "string"});
 }
@@ -835,7 +835,7 @@ if((((data1.cookie === undefined) && (missing0 = "cookie")) || ((data1.lastMutat
 return fail(validate16, instancePath+"/1", "required", {missingProperty: missing0});
 }
 else {
-if(data1.cookie !== undefined){
+if(true){
 let data2 = data1.cookie;
 if(!(((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2))) && (isFinite(data2)))){
 return fail(validate16, instancePath+"/1/cookie", "type", {type: "integer"});
@@ -849,7 +849,7 @@ else {
 var valid1 = true;
 }
 if(valid1){
-if(data1.lastMutationIDChanges !== undefined){
+if(true){
 let data3 = data1.lastMutationIDChanges;
 if(errors === errors){
 if(data3 && typeof data3 == "object" && !Array.isArray(data3)){
@@ -877,7 +877,7 @@ else {
 var valid1 = true;
 }
 if(valid1){
-if(data1.requestID !== undefined){
+if(true){
 if(typeof data1.requestID !== "string"){
 return fail(validate16, instancePath+"/1/requestID", "type", {type: "string"});
 }
@@ -989,7 +989,7 @@ break;
 }
 }
 if(errors === errors){
-if(data.timestamp !== undefined){
+if(true){
 let data0 = data.timestamp;
 if(!((typeof data0 == "number") && (isFinite(data0)))){
 return fail(validate18, instancePath+"/timestamp", "type", {type: "number"});
@@ -1000,7 +1000,7 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.clientGroupID !== undefined){
+if(true){
 let data1 = data.clientGroupID;
 if(errors === errors){
 if(typeof data1 === "string"){
@@ -1018,7 +1018,7 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.mutations !== undefined){
+if(true){
 let data2 = data.mutations;
 if(errors === errors){
 if(Array.isArray(data2)){
@@ -1040,7 +1040,7 @@ break;
 }
 }
 if(errors === errors){
-if(data3.id !== undefined){
+if(true){
 let data4 = data3.id;
 if(!(((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4))) && (isFinite(data4)))){
 return fail(validate18, instancePath+"/mutations/" + i0+"/id", "type", {type: "integer"});
@@ -1054,7 +1054,7 @@ else {
 var valid2 = true;
 }
 if(valid2){
-if(data3.clientID !== undefined){
+if(true){
 let data5 = data3.clientID;
 if(errors === errors){
 if(typeof data5 === "string"){
@@ -1072,7 +1072,7 @@ else {
 var valid2 = true;
 }
 if(valid2){
-if(data3.name !== undefined){
+if(true){
 let data6 = data3.name;
 if(errors === errors){
 if(typeof data6 === "string"){
@@ -1090,7 +1090,7 @@ else {
 var valid2 = true;
 }
 if(valid2){
-if(data3.timestamp !== undefined){
+if(true){
 let data7 = data3.timestamp;
 if(!((typeof data7 == "number") && (isFinite(data7)))){
 return fail(validate18, instancePath+"/mutations/" + i0+"/timestamp", "type", {type: "number"});
@@ -1126,7 +1126,7 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.pushVersion !== undefined){
+if(true){
 let data8 = data.pushVersion;
 if(!((typeof data8 == "number") && (isFinite(data8)))){
 return fail(validate18, instancePath+"/pushVersion", "type", {type: "number"});
@@ -1140,7 +1140,7 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.schemaVersion !== undefined){
+if(true){
 if(typeof data.schemaVersion !== "string"){
 return fail(validate18, instancePath+"/schemaVersion", "type", {type: "string"});
 }
@@ -1150,7 +1150,7 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.requestID !== undefined){
+if(true){
 if(typeof data.requestID !== "string"){
 return fail(validate18, instancePath+"/requestID", "type", {type: "string"});
 }
@@ -1195,7 +1195,7 @@ break;
 }
 }
 if(errors === errors){
-if(data.clientGroupID !== undefined){
+if(true){
 let data0 = data.clientGroupID;
 if(errors === errors){
 if(typeof data0 === "string"){
@@ -1213,7 +1213,7 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.cookie !== undefined){
+if(true){
 let data1 = data.cookie;
 if((!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))) && (data1 !== null)){
 return fail(validate19, instancePath+"/cookie", "type", {type: ["integer","null"]});
@@ -1227,7 +1227,7 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.requestID !== undefined){
+if(true){
 if(typeof data.requestID !== "string"){
 return fail(validate19, instancePath+"/requestID", "type", {type: "string"});
 }
@@ -1262,7 +1262,7 @@ if((data.wsid === undefined) && (missing0 = "wsid")){
 return fail(validate20, instancePath, "required", {missingProperty: missing0});
 }
 else {
-if(data.wsid !== undefined){
+if(true){
 if(typeof data.wsid !== "string"){
 return fail(validate20, instancePath+"/wsid", "type", {type: "string"});
 }
@@ -1306,7 +1306,7 @@ if((((((data.baseCookie === undefined) && (missing0 = "baseCookie")) || ((data.c
 return fail(validate21, instancePath, "required", {missingProperty: missing0});
 }
 else {
-if(data.baseCookie !== undefined){
+if(true){
 let data0 = data.baseCookie;
 if((!(((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0))) && (isFinite(data0)))) && (data0 !== null)){
 return fail(validate21, instancePath+"/baseCookie", "type", {type: ["integer","null"]});
@@ -1320,7 +1320,7 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.cookie !== undefined){
+if(true){
 let data1 = data.cookie;
 if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
 return fail(validate21, instancePath+"/cookie", "type", {type: "integer"});
@@ -1334,7 +1334,7 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.lastMutationIDChanges !== undefined){
+if(true){
 let data2 = data.lastMutationIDChanges;
 if(errors === errors){
 if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
@@ -1362,7 +1362,7 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.patch !== undefined){
+if(true){
 let data4 = data.patch;
 if(errors === errors){
 if(Array.isArray(data4)){
@@ -1384,7 +1384,7 @@ return fail(validate21, instancePath+"/patch/" + i0, "required", {missingPropert
 else {
 var valid5 = true;
 if(valid5){
-if(data5.key !== undefined){
+if(true){
 if(typeof data5.key !== "string"){
 return fail(validate21, instancePath+"/patch/" + i0+"/key", "type", {type: "string"});
 }
@@ -1411,7 +1411,7 @@ return fail(validate21, instancePath+"/patch/" + i0, "required", {missingPropert
 else {
 var valid7 = true;
 if(valid7){
-if(data5.key !== undefined){
+if(true){
 if(typeof data5.key !== "string"){
 return fail(validate21, instancePath+"/patch/" + i0+"/key", "type", {type: "string"});
 }
@@ -1482,7 +1482,7 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.requestID !== undefined){
+if(true){
 if(typeof data.requestID !== "string"){
 return fail(validate21, instancePath+"/requestID", "type", {type: "string"});
 }
@@ -1519,7 +1519,7 @@ if((((data.cookie === undefined) && (missing0 = "cookie")) || ((data.lastMutatio
 return fail(validate22, instancePath, "required", {missingProperty: missing0});
 }
 else {
-if(data.cookie !== undefined){
+if(true){
 let data0 = data.cookie;
 if(!(((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0))) && (isFinite(data0)))){
 return fail(validate22, instancePath+"/cookie", "type", {type: "integer"});
@@ -1533,7 +1533,7 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.lastMutationIDChanges !== undefined){
+if(true){
 let data1 = data.lastMutationIDChanges;
 if(errors === errors){
 if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
@@ -1561,7 +1561,7 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.requestID !== undefined){
+if(true){
 if(typeof data.requestID !== "string"){
 return fail(validate22, instancePath+"/requestID", "type", {type: "string"});
 }
@@ -1602,7 +1602,7 @@ break;
 }
 }
 if(errors === errors){
-if(data.id !== undefined){
+if(true){
 let data0 = data.id;
 if(!(((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0))) && (isFinite(data0)))){
 return fail(validate23, instancePath+"/id", "type", {type: "integer"});
@@ -1616,7 +1616,7 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.clientID !== undefined){
+if(true){
 let data1 = data.clientID;
 if(errors === errors){
 if(typeof data1 === "string"){
@@ -1634,7 +1634,7 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.name !== undefined){
+if(true){
 let data2 = data.name;
 if(errors === errors){
 if(typeof data2 === "string"){
@@ -1652,7 +1652,7 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.timestamp !== undefined){
+if(true){
 let data3 = data.timestamp;
 if(!((typeof data3 == "number") && (isFinite(data3)))){
 return fail(validate23, instancePath+"/timestamp", "type", {type: "number"});
@@ -1696,7 +1696,7 @@ return fail(validate24, instancePath, "required", {missingProperty: missing0});
 else {
 var valid2 = true;
 if(valid2){
-if(data.key !== undefined){
+if(true){
 if(typeof data.key !== "string"){
 return fail(validate24, instancePath+"/key", "type", {type: "string"});
 }
@@ -1723,7 +1723,7 @@ return fail(validate24, instancePath, "required", {missingProperty: missing1});
 else {
 var valid4 = true;
 if(valid4){
-if(data.key !== undefined){
+if(true){
 if(typeof data.key !== "string"){
 return fail(validate24, instancePath+"/key", "type", {type: "string"});
 }
@@ -1788,7 +1788,7 @@ if((((((((data.clientID === undefined) && (missing0 = "clientID")) || ((data.cli
 return fail(validate25, instancePath, "required", {missingProperty: missing0});
 }
 else {
-if(data.clientID !== undefined){
+if(true){
 let data0 = data.clientID;
 if(errors === errors){
 if(typeof data0 === "string"){
@@ -1806,7 +1806,7 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.clientGroupID !== undefined){
+if(true){
 let data1 = data.clientGroupID;
 if(errors === errors){
 if(typeof data1 === "string"){
@@ -1824,7 +1824,7 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.roomID !== undefined){
+if(true){
 let data2 = data.roomID;
 if(errors === errors){
 if(typeof data2 === "string"){
@@ -1842,7 +1842,7 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.baseCookie !== undefined){
+if(true){
 let data3 = data.baseCookie;
 if(errors === errors){
 if(typeof data3 === "string"){
@@ -1860,7 +1860,7 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.ts !== undefined){
+if(true){
 let data4 = data.ts;
 if(errors === errors){
 if(typeof data4 === "string"){
@@ -1878,7 +1878,7 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.lmid !== undefined){
+if(true){
 let data5 = data.lmid;
 if(errors === errors){
 if(typeof data5 === "string"){
@@ -1896,7 +1896,7 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.wsid !== undefined){
+if(true){
 let data6 = data.wsid;
 if(errors === errors){
 if(typeof data6 === "string"){
@@ -2131,7 +2131,7 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.jsonPointer !== undefined){
+if(true){
 let data1 = data.jsonPointer;
 if(errors === errors){
 if(typeof data1 === "string"){
@@ -2237,7 +2237,7 @@ break;
 }
 }
 if(errors === errors){
-if(data.hash !== undefined){
+if(true){
 let data0 = data.hash;
 if(errors === errors){
 if(typeof data0 === "string"){
@@ -2255,7 +2255,7 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.refs !== undefined){
+if(true){
 let data1 = data.refs;
 if(errors === errors){
 if(Array.isArray(data1)){
@@ -2320,7 +2320,7 @@ break;
 }
 }
 if(errors === errors){
-if(data.headHash !== undefined){
+if(true){
 let data0 = data.headHash;
 if(errors === errors){
 if(typeof data0 === "string"){
@@ -2338,7 +2338,7 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.mutatorNames !== undefined){
+if(true){
 let data1 = data.mutatorNames;
 if(errors === errors){
 if(Array.isArray(data1)){
@@ -2364,7 +2364,7 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.indexes !== undefined){
+if(true){
 let data3 = data.indexes;
 if(errors === errors){
 if(data3 && typeof data3 == "object" && !Array.isArray(data3)){
@@ -2394,7 +2394,7 @@ else {
 var valid3 = true;
 }
 if(valid3){
-if(data4.jsonPointer !== undefined){
+if(true){
 let data6 = data4.jsonPointer;
 if(errors === errors){
 if(typeof data6 === "string"){
@@ -2446,7 +2446,7 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.mutationIDs !== undefined){
+if(true){
 let data8 = data.mutationIDs;
 if(errors === errors){
 if(data8 && typeof data8 == "object" && !Array.isArray(data8)){
@@ -2474,7 +2474,7 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.lastServerAckdMutationIDs !== undefined){
+if(true){
 let data10 = data.lastServerAckdMutationIDs;
 if(errors === errors){
 if(data10 && typeof data10 == "object" && !Array.isArray(data10)){
@@ -2502,7 +2502,7 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.disabled !== undefined){
+if(true){
 if(typeof data.disabled !== "boolean"){
 return fail(validate32, instancePath+"/disabled", "type", {type: "boolean"});
 }
@@ -2547,7 +2547,7 @@ break;
 }
 }
 if(errors === errors){
-if(data.heartbeatTimestampMs !== undefined){
+if(true){
 let data0 = data.heartbeatTimestampMs;
 if(!((typeof data0 == "number") && (isFinite(data0)))){
 return fail(validate33, instancePath+"/heartbeatTimestampMs", "type", {type: "number"});
@@ -2558,7 +2558,7 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.headHash !== undefined){
+if(true){
 let data1 = data.headHash;
 if(errors === errors){
 if(typeof data1 === "string"){
@@ -2576,7 +2576,7 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.clientGroupID !== undefined){
+if(true){
 let data2 = data.clientGroupID;
 if(errors === errors){
 if(typeof data2 === "string"){
@@ -2594,7 +2594,7 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.tempRefreshHash !== undefined){
+if(true){
 let data3 = data.tempRefreshHash;
 if((typeof data3 !== "string") && (data3 !== null)){
 return fail(validate33, instancePath+"/tempRefreshHash", "type", {type: ["string","null"]});
@@ -2639,7 +2639,7 @@ if((((data.userID === undefined) && (missing0 = "userID")) || ((data.roomID === 
 return fail(validate34, instancePath, "required", {missingProperty: missing0});
 }
 else {
-if(data.userID !== undefined){
+if(true){
 let data0 = data.userID;
 const _errs1 = errors;
 if(errors === _errs1){
@@ -2658,7 +2658,7 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.roomID !== undefined){
+if(true){
 let data1 = data.roomID;
 const _errs3 = errors;
 if(errors === _errs3){
@@ -2677,7 +2677,7 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.socketOrigin !== undefined){
+if(true){
 let data2 = data.socketOrigin;
 const _errs5 = errors;
 const _errs6 = errors;
