@@ -198,7 +198,7 @@ function withPurePatterns(code: string): string {
  * null`; a validator that fails at its first error (no anyOf) never changes
  * them, and declared const (with the marks taken of `errors` written as
  * `errors`) a minifier folds the checks on them away (`errors === _errs3` is
- * always true there).
+ * always true there); so are the valid flags then (withoutConstantValidFlags).
  */
 function withConstantCounts(body: string): string {
   let out = body;
@@ -209,8 +209,25 @@ function withConstantCounts(body: string): string {
       .replace(/^const _errs\d+ = errors;\n/gm, '')
       .replace(/(?<![\w$."'/])_errs\d+(?![\w$"'])/g, 'errors');
     if (/_errs\d/.test(out)) throw new Error('Generated validators name _errsN where codegen cannot tell a mark from a property.');
+    out = withoutConstantValidFlags(out);
   }
   if (!/(?<!let )\bvErrors = /.test(body)) out = out.replace(/^let vErrors = null;$/m, 'const vErrors = null;');
+  return out;
+}
+
+/**
+ * With the count constant, ajv's flags `var valid0 = errors === errors` (or
+ * `= true`) are always true: when no flag is ever set otherwise, the tests
+ * `if(valid0)` become `if(true)`, the `if(!valid0){break;}` after each item
+ * goes, and so do the flags.
+ */
+function withoutConstantValidFlags(body: string): string {
+  if (/(?<![\w$."'])_?valid\d+ = (?!errors === errors;$|true;$)/m.test(body)) return body;
+  const out = body
+    .replace(/^if\(_?valid\d+\)\{$/gm, 'if(true){')
+    .replace(/^if\(!_?valid\d+\)\{\nbreak;\n\}\n/gm, '')
+    .replace(/^var _?valid\d+ = (?:errors === errors|true);\n/gm, '');
+  if (/(?<![\w$."'])_?valid\d+(?![\w$"'])/.test(out)) throw new Error('Generated validators read a valid flag in a way codegen does not know.');
   return out;
 }
 
@@ -260,7 +277,7 @@ function withoutDiscriminatorTagChecks(code: string): string {
           const present = new RegExp(`\\(${at} === undefined\\) && \\(missing\\d+ = "${escapeRegExp(property)}"\\)`, 'g');
           const checked = new RegExp(
             `^if\\(${at} !== undefined\\)\\{\\nlet (data\\d+) = ${at};\\nif\\(typeof \\1 !== "string"\\)\\{\\nreturn fail\\([^\\n]*\\n\\}\\n` +
-              `if\\(${escapeRegExp(value)} !== \\1\\)\\{\\nreturn fail\\([^\\n]*\\n\\}\\n(?:var (valid\\d+) = errors === errors;\\n)?\\}\\n(?:else \\{\\nvar \\2 = true;\\n\\}\\n)?`,
+              `if\\(${escapeRegExp(value)} !== \\1\\)\\{\\nreturn fail\\([^\\n]*\\n\\}\\n(?:var (valid\\d+) = errors === errors;\\n)?\\}\\n(?:else \\{\\n(?:var \\2 = true;\\n)?\\}\\n)?`,
             'gm',
           );
           return branch

@@ -34,9 +34,8 @@ return fail(validate10, instancePath+"/0", "type", {type: "string"});
 if("ping" !== data0){
 return fail(validate10, instancePath+"/0", "const", {allowedValue: "ping"});
 }
-var valid0 = errors === errors;
 }
-if(valid0){
+if(true){
 if(len1 > 1){
 let data1 = data[1];
 if(errors === errors){
@@ -50,7 +49,6 @@ else {
 return fail(validate10, instancePath+"/1", "type", {type: "object"});
 }
 }
-var valid0 = errors === errors;
 }
 }
 }
@@ -91,9 +89,8 @@ return fail(validate11, instancePath+"/0", "type", {type: "string"});
 if("push" !== data0){
 return fail(validate11, instancePath+"/0", "const", {allowedValue: "push"});
 }
-var valid0 = errors === errors;
 }
-if(valid0){
+if(true){
 if(len1 > 1){
 let data1 = data[1];
 if(errors === errors){
@@ -115,12 +112,10 @@ let data2 = data1.timestamp;
 if(!((typeof data2 == "number") && (isFinite(data2)))){
 return fail(validate11, instancePath+"/1/timestamp", "type", {type: "number"});
 }
-var valid1 = errors === errors;
 }
 else {
-var valid1 = true;
 }
-if(valid1){
+if(true){
 if(true){
 let data3 = data1.clientGroupID;
 if(errors === errors){
@@ -133,17 +128,14 @@ else {
 return fail(validate11, instancePath+"/1/clientGroupID", "type", {type: "string"});
 }
 }
-var valid1 = errors === errors;
 }
 else {
-var valid1 = true;
 }
-if(valid1){
+if(true){
 if(true){
 let data4 = data1.mutations;
 if(errors === errors){
 if(Array.isArray(data4)){
-var valid2 = true;
 const len2 = data4.length;
 for(let i0=0; i0<len2; i0++){
 let data5 = data4[i0];
@@ -169,12 +161,10 @@ return fail(validate11, instancePath+"/1/mutations/" + i0+"/id", "type", {type: 
 if(typeof data6 == "number" && data6 < 1){
 return fail(validate11, instancePath+"/1/mutations/" + i0+"/id", "minimum", {comparison: ">=", limit: 1});
 }
-var valid3 = errors === errors;
 }
 else {
-var valid3 = true;
 }
-if(valid3){
+if(true){
 if(true){
 let data7 = data5.clientID;
 if(errors === errors){
@@ -187,12 +177,10 @@ else {
 return fail(validate11, instancePath+"/1/mutations/" + i0+"/clientID", "type", {type: "string"});
 }
 }
-var valid3 = errors === errors;
 }
 else {
-var valid3 = true;
 }
-if(valid3){
+if(true){
 if(true){
 let data8 = data5.name;
 if(errors === errors){
@@ -205,21 +193,17 @@ else {
 return fail(validate11, instancePath+"/1/mutations/" + i0+"/name", "type", {type: "string"});
 }
 }
-var valid3 = errors === errors;
 }
 else {
-var valid3 = true;
 }
-if(valid3){
+if(true){
 if(true){
 let data9 = data5.timestamp;
 if(!((typeof data9 == "number") && (isFinite(data9)))){
 return fail(validate11, instancePath+"/1/mutations/" + i0+"/timestamp", "type", {type: "number"});
 }
-var valid3 = errors === errors;
 }
 else {
-var valid3 = true;
 }
 }
 }
@@ -231,22 +215,16 @@ else {
 return fail(validate11, instancePath+"/1/mutations/" + i0, "type", {type: "object"});
 }
 }
-var valid2 = errors === errors;
-if(!valid2){
-break;
-}
 }
 }
 else {
 return fail(validate11, instancePath+"/1/mutations", "type", {type: "array"});
 }
 }
-var valid1 = errors === errors;
 }
 else {
-var valid1 = true;
 }
-if(valid1){
+if(true){
 if(true){
 let data10 = data1.pushVersion;
 if(!((typeof data10 == "number") && (isFinite(data10)))){
@@ -255,30 +233,24 @@ return fail(validate11, instancePath+"/1/pushVersion", "type", {type: "number"})
 if(1 !== data10){
 return fail(validate11, instancePath+"/1/pushVersion", "const", {allowedValue: 1});
 }
-var valid1 = errors === errors;
 }
 else {
-var valid1 = true;
 }
-if(valid1){
+if(true){
 if(true){
 if(typeof data1.schemaVersion !== "string"){
 return fail(validate11, instancePath+"/1/schemaVersion", "type", {type: "string"});
 }
-var valid1 = errors === errors;
 }
 else {
-var valid1 = true;
 }
-if(valid1){
+if(true){
 if(true){
 if(typeof data1.requestID !== "string"){
 return fail(validate11, instancePath+"/1/requestID", "type", {type: "string"});
 }
-var valid1 = errors === errors;
 }
 else {
-var valid1 = true;
 }
 }
 }
@@ -292,7 +264,6 @@ else {
 return fail(validate11, instancePath+"/1", "type", {type: "object"});
 }
 }
-var valid0 = errors === errors;
 }
 }
 }
@@ -333,9 +304,8 @@ return fail(validate12, instancePath+"/0", "type", {type: "string"});
 if("pull" !== data0){
 return fail(validate12, instancePath+"/0", "const", {allowedValue: "pull"});
 }
-var valid0 = errors === errors;
 }
-if(valid0){
+if(true){
 if(len1 > 1){
 let data1 = data[1];
 if(errors === errors){
@@ -364,12 +334,10 @@ else {
 return fail(validate12, instancePath+"/1/clientGroupID", "type", {type: "string"});
 }
 }
-var valid1 = errors === errors;
 }
 else {
-var valid1 = true;
 }
-if(valid1){
+if(true){
 if(true){
 let data3 = data1.cookie;
 if((!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))) && (data3 !== null)){
@@ -378,20 +346,16 @@ return fail(validate12, instancePath+"/1/cookie", "type", {type: ["integer","nul
 if(typeof data3 == "number" && data3 < 0){
 return fail(validate12, instancePath+"/1/cookie", "minimum", {comparison: ">=", limit: 0});
 }
-var valid1 = errors === errors;
 }
 else {
-var valid1 = true;
 }
-if(valid1){
+if(true){
 if(true){
 if(typeof data1.requestID !== "string"){
 return fail(validate12, instancePath+"/1/requestID", "type", {type: "string"});
 }
-var valid1 = errors === errors;
 }
 else {
-var valid1 = true;
 }
 }
 }
@@ -402,7 +366,6 @@ else {
 return fail(validate12, instancePath+"/1", "type", {type: "object"});
 }
 }
-var valid0 = errors === errors;
 }
 }
 }
@@ -443,9 +406,8 @@ return fail(validate13, instancePath+"/0", "type", {type: "string"});
 if("connected" !== data0){
 return fail(validate13, instancePath+"/0", "const", {allowedValue: "connected"});
 }
-var valid0 = errors === errors;
 }
-if(valid0){
+if(true){
 if(len1 > 1){
 let data1 = data[1];
 if(errors === errors){
@@ -459,21 +421,17 @@ if(true){
 if(typeof data1.wsid !== "string"){
 return fail(validate13, instancePath+"/1/wsid", "type", {type: "string"});
 }
-var valid1 = errors === errors;
 }
 else {
-var valid1 = true;
 }
-if(valid1){
+if(true){
 if(data1.timestamp !== undefined){
 let data3 = data1.timestamp;
 if(!((typeof data3 == "number") && (isFinite(data3)))){
 return fail(validate13, instancePath+"/1/timestamp", "type", {type: "number"});
 }
-var valid1 = errors === errors;
 }
 else {
-var valid1 = true;
 }
 }
 }
@@ -482,7 +440,6 @@ else {
 return fail(validate13, instancePath+"/1", "type", {type: "object"});
 }
 }
-var valid0 = errors === errors;
 }
 }
 }
@@ -523,9 +480,8 @@ return fail(validate14, instancePath+"/0", "type", {type: "string"});
 if("pong" !== data0){
 return fail(validate14, instancePath+"/0", "const", {allowedValue: "pong"});
 }
-var valid0 = errors === errors;
 }
-if(valid0){
+if(true){
 if(len1 > 1){
 let data1 = data[1];
 if(errors === errors){
@@ -533,7 +489,6 @@ if(!(data1 && typeof data1 == "object" && !Array.isArray(data1))){
 return fail(validate14, instancePath+"/1", "type", {type: "object"});
 }
 }
-var valid0 = errors === errors;
 }
 }
 }
@@ -574,9 +529,8 @@ return fail(validate15, instancePath+"/0", "type", {type: "string"});
 if("poke" !== data0){
 return fail(validate15, instancePath+"/0", "const", {allowedValue: "poke"});
 }
-var valid0 = errors === errors;
 }
-if(valid0){
+if(true){
 if(len1 > 1){
 let data1 = data[1];
 if(errors === errors){
@@ -594,12 +548,10 @@ return fail(validate15, instancePath+"/1/baseCookie", "type", {type: ["integer",
 if(typeof data2 == "number" && data2 < 0){
 return fail(validate15, instancePath+"/1/baseCookie", "minimum", {comparison: ">=", limit: 0});
 }
-var valid1 = errors === errors;
 }
 else {
-var valid1 = true;
 }
-if(valid1){
+if(true){
 if(true){
 let data3 = data1.cookie;
 if(!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))){
@@ -608,12 +560,10 @@ return fail(validate15, instancePath+"/1/cookie", "type", {type: "integer"});
 if(typeof data3 == "number" && data3 < 0){
 return fail(validate15, instancePath+"/1/cookie", "minimum", {comparison: ">=", limit: 0});
 }
-var valid1 = errors === errors;
 }
 else {
-var valid1 = true;
 }
-if(valid1){
+if(true){
 if(true){
 let data4 = data1.lastMutationIDChanges;
 if(errors === errors){
@@ -626,27 +576,20 @@ return fail(validate15, instancePath+"/1/lastMutationIDChanges/" + escapeKey(key
 if(typeof data5 == "number" && data5 < 0){
 return fail(validate15, instancePath+"/1/lastMutationIDChanges/" + escapeKey(key0), "minimum", {comparison: ">=", limit: 0});
 }
-var valid2 = errors === errors;
-if(!valid2){
-break;
-}
 }
 }
 else {
 return fail(validate15, instancePath+"/1/lastMutationIDChanges", "type", {type: "object"});
 }
 }
-var valid1 = errors === errors;
 }
 else {
-var valid1 = true;
 }
-if(valid1){
+if(true){
 if(true){
 let data6 = data1.patch;
 if(errors === errors){
 if(Array.isArray(data6)){
-var valid3 = true;
 const len2 = data6.length;
 for(let i0=0; i0<len2; i0++){
 let data7 = data6[i0];
@@ -662,16 +605,13 @@ if(((false) || ((data7.key === undefined) && (missing1 = "key"))) || ((data7.val
 return fail(validate15, instancePath+"/1/patch/" + i0, "required", {missingProperty: missing1});
 }
 else {
-var valid6 = true;
-if(valid6){
+if(true){
 if(true){
 if(typeof data7.key !== "string"){
 return fail(validate15, instancePath+"/1/patch/" + i0+"/key", "type", {type: "string"});
 }
-var valid6 = errors === errors;
 }
 else {
-var valid6 = true;
 }
 }
 }
@@ -689,16 +629,13 @@ if((false) || ((data7.key === undefined) && (missing2 = "key"))){
 return fail(validate15, instancePath+"/1/patch/" + i0, "required", {missingProperty: missing2});
 }
 else {
-var valid8 = true;
-if(valid8){
+if(true){
 if(true){
 if(typeof data7.key !== "string"){
 return fail(validate15, instancePath+"/1/patch/" + i0+"/key", "type", {type: "string"});
 }
-var valid8 = errors === errors;
 }
 else {
-var valid8 = true;
 }
 }
 }
@@ -735,41 +672,31 @@ else {
 return fail(validate15, instancePath+"/1/patch/" + i0, "type", {type: "object"});
 }
 }
-var valid3 = errors === errors;
-if(!valid3){
-break;
-}
 }
 }
 else {
 return fail(validate15, instancePath+"/1/patch", "type", {type: "array"});
 }
 }
-var valid1 = errors === errors;
 }
 else {
-var valid1 = true;
 }
-if(valid1){
+if(true){
 if(data1.timestamp !== undefined){
 let data13 = data1.timestamp;
 if(!((typeof data13 == "number") && (isFinite(data13)))){
 return fail(validate15, instancePath+"/1/timestamp", "type", {type: "number"});
 }
-var valid1 = errors === errors;
 }
 else {
-var valid1 = true;
 }
-if(valid1){
+if(true){
 if(true){
 if(typeof data1.requestID !== "string"){
 return fail(validate15, instancePath+"/1/requestID", "type", {type: "string"});
 }
-var valid1 = errors === errors;
 }
 else {
-var valid1 = true;
 }
 }
 }
@@ -782,7 +709,6 @@ else {
 return fail(validate15, instancePath+"/1", "type", {type: "object"});
 }
 }
-var valid0 = errors === errors;
 }
 }
 }
@@ -823,9 +749,8 @@ return fail(validate16, instancePath+"/0", "type", {type: "string"});
 if("pull" !== data0){
 return fail(validate16, instancePath+"/0", "const", {allowedValue: "pull"});
 }
-var valid0 = errors === errors;
 }
-if(valid0){
+if(true){
 if(len1 > 1){
 let data1 = data[1];
 if(errors === errors){
@@ -843,12 +768,10 @@ return fail(validate16, instancePath+"/1/cookie", "type", {type: "integer"});
 if(typeof data2 == "number" && data2 < 0){
 return fail(validate16, instancePath+"/1/cookie", "minimum", {comparison: ">=", limit: 0});
 }
-var valid1 = errors === errors;
 }
 else {
-var valid1 = true;
 }
-if(valid1){
+if(true){
 if(true){
 let data3 = data1.lastMutationIDChanges;
 if(errors === errors){
@@ -861,30 +784,22 @@ return fail(validate16, instancePath+"/1/lastMutationIDChanges/" + escapeKey(key
 if(typeof data4 == "number" && data4 < 0){
 return fail(validate16, instancePath+"/1/lastMutationIDChanges/" + escapeKey(key0), "minimum", {comparison: ">=", limit: 0});
 }
-var valid2 = errors === errors;
-if(!valid2){
-break;
-}
 }
 }
 else {
 return fail(validate16, instancePath+"/1/lastMutationIDChanges", "type", {type: "object"});
 }
 }
-var valid1 = errors === errors;
 }
 else {
-var valid1 = true;
 }
-if(valid1){
+if(true){
 if(true){
 if(typeof data1.requestID !== "string"){
 return fail(validate16, instancePath+"/1/requestID", "type", {type: "string"});
 }
-var valid1 = errors === errors;
 }
 else {
-var valid1 = true;
 }
 }
 }
@@ -894,7 +809,6 @@ else {
 return fail(validate16, instancePath+"/1", "type", {type: "object"});
 }
 }
-var valid0 = errors === errors;
 }
 }
 }
@@ -935,9 +849,8 @@ return fail(validate17, instancePath+"/0", "type", {type: "string"});
 if("error" !== data0){
 return fail(validate17, instancePath+"/0", "const", {allowedValue: "error"});
 }
-var valid0 = errors === errors;
 }
-if(valid0){
+if(true){
 if(len1 > 1){
 let data1 = data[1];
 if(typeof data1 !== "string"){
@@ -946,14 +859,12 @@ return fail(validate17, instancePath+"/1", "type", {type: "string"});
 if(!((((((((((((((data1 === "AuthInvalidated") || (data1 === "ClientNotFound")) || (data1 === "ConnectTimeout")) || (data1 === "InvalidConnectionRequest")) || (data1 === "InvalidMessage")) || (data1 === "InvalidPush")) || (data1 === "PingTimeout")) || (data1 === "PullTimeout")) || (data1 === "RoomClosed")) || (data1 === "RoomNotFound")) || (data1 === "Unauthorized")) || (data1 === "UnexpectedBaseCookie")) || (data1 === "UnexpectedLastMutationID")) || (data1 === "VersionNotSupported"))){
 return fail(validate17, instancePath+"/1", "enum", {allowedValues: ["AuthInvalidated","ClientNotFound","ConnectTimeout","InvalidConnectionRequest","InvalidMessage","InvalidPush","PingTimeout","PullTimeout","RoomClosed","RoomNotFound","Unauthorized","UnexpectedBaseCookie","UnexpectedLastMutationID","VersionNotSupported"]});
 }
-var valid0 = errors === errors;
 }
-if(valid0){
+if(true){
 if(len1 > 2){
 if(typeof data[2] !== "string"){
 return fail(validate17, instancePath+"/2", "type", {type: "string"});
 }
-var valid0 = errors === errors;
 }
 }
 }
@@ -994,12 +905,10 @@ let data0 = data.timestamp;
 if(!((typeof data0 == "number") && (isFinite(data0)))){
 return fail(validate18, instancePath+"/timestamp", "type", {type: "number"});
 }
-var valid0 = errors === errors;
 }
 else {
-var valid0 = true;
 }
-if(valid0){
+if(true){
 if(true){
 let data1 = data.clientGroupID;
 if(errors === errors){
@@ -1012,17 +921,14 @@ else {
 return fail(validate18, instancePath+"/clientGroupID", "type", {type: "string"});
 }
 }
-var valid0 = errors === errors;
 }
 else {
-var valid0 = true;
 }
-if(valid0){
+if(true){
 if(true){
 let data2 = data.mutations;
 if(errors === errors){
 if(Array.isArray(data2)){
-var valid1 = true;
 const len0 = data2.length;
 for(let i0=0; i0<len0; i0++){
 let data3 = data2[i0];
@@ -1048,12 +954,10 @@ return fail(validate18, instancePath+"/mutations/" + i0+"/id", "type", {type: "i
 if(typeof data4 == "number" && data4 < 1){
 return fail(validate18, instancePath+"/mutations/" + i0+"/id", "minimum", {comparison: ">=", limit: 1});
 }
-var valid2 = errors === errors;
 }
 else {
-var valid2 = true;
 }
-if(valid2){
+if(true){
 if(true){
 let data5 = data3.clientID;
 if(errors === errors){
@@ -1066,12 +970,10 @@ else {
 return fail(validate18, instancePath+"/mutations/" + i0+"/clientID", "type", {type: "string"});
 }
 }
-var valid2 = errors === errors;
 }
 else {
-var valid2 = true;
 }
-if(valid2){
+if(true){
 if(true){
 let data6 = data3.name;
 if(errors === errors){
@@ -1084,21 +986,17 @@ else {
 return fail(validate18, instancePath+"/mutations/" + i0+"/name", "type", {type: "string"});
 }
 }
-var valid2 = errors === errors;
 }
 else {
-var valid2 = true;
 }
-if(valid2){
+if(true){
 if(true){
 let data7 = data3.timestamp;
 if(!((typeof data7 == "number") && (isFinite(data7)))){
 return fail(validate18, instancePath+"/mutations/" + i0+"/timestamp", "type", {type: "number"});
 }
-var valid2 = errors === errors;
 }
 else {
-var valid2 = true;
 }
 }
 }
@@ -1110,22 +1008,16 @@ else {
 return fail(validate18, instancePath+"/mutations/" + i0, "type", {type: "object"});
 }
 }
-var valid1 = errors === errors;
-if(!valid1){
-break;
-}
 }
 }
 else {
 return fail(validate18, instancePath+"/mutations", "type", {type: "array"});
 }
 }
-var valid0 = errors === errors;
 }
 else {
-var valid0 = true;
 }
-if(valid0){
+if(true){
 if(true){
 let data8 = data.pushVersion;
 if(!((typeof data8 == "number") && (isFinite(data8)))){
@@ -1134,30 +1026,24 @@ return fail(validate18, instancePath+"/pushVersion", "type", {type: "number"});
 if(1 !== data8){
 return fail(validate18, instancePath+"/pushVersion", "const", {allowedValue: 1});
 }
-var valid0 = errors === errors;
 }
 else {
-var valid0 = true;
 }
-if(valid0){
+if(true){
 if(true){
 if(typeof data.schemaVersion !== "string"){
 return fail(validate18, instancePath+"/schemaVersion", "type", {type: "string"});
 }
-var valid0 = errors === errors;
 }
 else {
-var valid0 = true;
 }
-if(valid0){
+if(true){
 if(true){
 if(typeof data.requestID !== "string"){
 return fail(validate18, instancePath+"/requestID", "type", {type: "string"});
 }
-var valid0 = errors === errors;
 }
 else {
-var valid0 = true;
 }
 }
 }
@@ -1207,12 +1093,10 @@ else {
 return fail(validate19, instancePath+"/clientGroupID", "type", {type: "string"});
 }
 }
-var valid0 = errors === errors;
 }
 else {
-var valid0 = true;
 }
-if(valid0){
+if(true){
 if(true){
 let data1 = data.cookie;
 if((!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))) && (data1 !== null)){
@@ -1221,20 +1105,16 @@ return fail(validate19, instancePath+"/cookie", "type", {type: ["integer","null"
 if(typeof data1 == "number" && data1 < 0){
 return fail(validate19, instancePath+"/cookie", "minimum", {comparison: ">=", limit: 0});
 }
-var valid0 = errors === errors;
 }
 else {
-var valid0 = true;
 }
-if(valid0){
+if(true){
 if(true){
 if(typeof data.requestID !== "string"){
 return fail(validate19, instancePath+"/requestID", "type", {type: "string"});
 }
-var valid0 = errors === errors;
 }
 else {
-var valid0 = true;
 }
 }
 }
@@ -1266,21 +1146,17 @@ if(true){
 if(typeof data.wsid !== "string"){
 return fail(validate20, instancePath+"/wsid", "type", {type: "string"});
 }
-var valid0 = errors === errors;
 }
 else {
-var valid0 = true;
 }
-if(valid0){
+if(true){
 if(data.timestamp !== undefined){
 let data1 = data.timestamp;
 if(!((typeof data1 == "number") && (isFinite(data1)))){
 return fail(validate20, instancePath+"/timestamp", "type", {type: "number"});
 }
-var valid0 = errors === errors;
 }
 else {
-var valid0 = true;
 }
 }
 }
@@ -1314,12 +1190,10 @@ return fail(validate21, instancePath+"/baseCookie", "type", {type: ["integer","n
 if(typeof data0 == "number" && data0 < 0){
 return fail(validate21, instancePath+"/baseCookie", "minimum", {comparison: ">=", limit: 0});
 }
-var valid0 = errors === errors;
 }
 else {
-var valid0 = true;
 }
-if(valid0){
+if(true){
 if(true){
 let data1 = data.cookie;
 if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
@@ -1328,12 +1202,10 @@ return fail(validate21, instancePath+"/cookie", "type", {type: "integer"});
 if(typeof data1 == "number" && data1 < 0){
 return fail(validate21, instancePath+"/cookie", "minimum", {comparison: ">=", limit: 0});
 }
-var valid0 = errors === errors;
 }
 else {
-var valid0 = true;
 }
-if(valid0){
+if(true){
 if(true){
 let data2 = data.lastMutationIDChanges;
 if(errors === errors){
@@ -1346,27 +1218,20 @@ return fail(validate21, instancePath+"/lastMutationIDChanges/" + escapeKey(key0)
 if(typeof data3 == "number" && data3 < 0){
 return fail(validate21, instancePath+"/lastMutationIDChanges/" + escapeKey(key0), "minimum", {comparison: ">=", limit: 0});
 }
-var valid1 = errors === errors;
-if(!valid1){
-break;
-}
 }
 }
 else {
 return fail(validate21, instancePath+"/lastMutationIDChanges", "type", {type: "object"});
 }
 }
-var valid0 = errors === errors;
 }
 else {
-var valid0 = true;
 }
-if(valid0){
+if(true){
 if(true){
 let data4 = data.patch;
 if(errors === errors){
 if(Array.isArray(data4)){
-var valid2 = true;
 const len0 = data4.length;
 for(let i0=0; i0<len0; i0++){
 let data5 = data4[i0];
@@ -1382,16 +1247,13 @@ if(((false) || ((data5.key === undefined) && (missing1 = "key"))) || ((data5.val
 return fail(validate21, instancePath+"/patch/" + i0, "required", {missingProperty: missing1});
 }
 else {
-var valid5 = true;
-if(valid5){
+if(true){
 if(true){
 if(typeof data5.key !== "string"){
 return fail(validate21, instancePath+"/patch/" + i0+"/key", "type", {type: "string"});
 }
-var valid5 = errors === errors;
 }
 else {
-var valid5 = true;
 }
 }
 }
@@ -1409,16 +1271,13 @@ if((false) || ((data5.key === undefined) && (missing2 = "key"))){
 return fail(validate21, instancePath+"/patch/" + i0, "required", {missingProperty: missing2});
 }
 else {
-var valid7 = true;
-if(valid7){
+if(true){
 if(true){
 if(typeof data5.key !== "string"){
 return fail(validate21, instancePath+"/patch/" + i0+"/key", "type", {type: "string"});
 }
-var valid7 = errors === errors;
 }
 else {
-var valid7 = true;
 }
 }
 }
@@ -1455,41 +1314,31 @@ else {
 return fail(validate21, instancePath+"/patch/" + i0, "type", {type: "object"});
 }
 }
-var valid2 = errors === errors;
-if(!valid2){
-break;
-}
 }
 }
 else {
 return fail(validate21, instancePath+"/patch", "type", {type: "array"});
 }
 }
-var valid0 = errors === errors;
 }
 else {
-var valid0 = true;
 }
-if(valid0){
+if(true){
 if(data.timestamp !== undefined){
 let data11 = data.timestamp;
 if(!((typeof data11 == "number") && (isFinite(data11)))){
 return fail(validate21, instancePath+"/timestamp", "type", {type: "number"});
 }
-var valid0 = errors === errors;
 }
 else {
-var valid0 = true;
 }
-if(valid0){
+if(true){
 if(true){
 if(typeof data.requestID !== "string"){
 return fail(validate21, instancePath+"/requestID", "type", {type: "string"});
 }
-var valid0 = errors === errors;
 }
 else {
-var valid0 = true;
 }
 }
 }
@@ -1527,12 +1376,10 @@ return fail(validate22, instancePath+"/cookie", "type", {type: "integer"});
 if(typeof data0 == "number" && data0 < 0){
 return fail(validate22, instancePath+"/cookie", "minimum", {comparison: ">=", limit: 0});
 }
-var valid0 = errors === errors;
 }
 else {
-var valid0 = true;
 }
-if(valid0){
+if(true){
 if(true){
 let data1 = data.lastMutationIDChanges;
 if(errors === errors){
@@ -1545,30 +1392,22 @@ return fail(validate22, instancePath+"/lastMutationIDChanges/" + escapeKey(key0)
 if(typeof data2 == "number" && data2 < 0){
 return fail(validate22, instancePath+"/lastMutationIDChanges/" + escapeKey(key0), "minimum", {comparison: ">=", limit: 0});
 }
-var valid1 = errors === errors;
-if(!valid1){
-break;
-}
 }
 }
 else {
 return fail(validate22, instancePath+"/lastMutationIDChanges", "type", {type: "object"});
 }
 }
-var valid0 = errors === errors;
 }
 else {
-var valid0 = true;
 }
-if(valid0){
+if(true){
 if(true){
 if(typeof data.requestID !== "string"){
 return fail(validate22, instancePath+"/requestID", "type", {type: "string"});
 }
-var valid0 = errors === errors;
 }
 else {
-var valid0 = true;
 }
 }
 }
@@ -1610,12 +1449,10 @@ return fail(validate23, instancePath+"/id", "type", {type: "integer"});
 if(typeof data0 == "number" && data0 < 1){
 return fail(validate23, instancePath+"/id", "minimum", {comparison: ">=", limit: 1});
 }
-var valid0 = errors === errors;
 }
 else {
-var valid0 = true;
 }
-if(valid0){
+if(true){
 if(true){
 let data1 = data.clientID;
 if(errors === errors){
@@ -1628,12 +1465,10 @@ else {
 return fail(validate23, instancePath+"/clientID", "type", {type: "string"});
 }
 }
-var valid0 = errors === errors;
 }
 else {
-var valid0 = true;
 }
-if(valid0){
+if(true){
 if(true){
 let data2 = data.name;
 if(errors === errors){
@@ -1646,21 +1481,17 @@ else {
 return fail(validate23, instancePath+"/name", "type", {type: "string"});
 }
 }
-var valid0 = errors === errors;
 }
 else {
-var valid0 = true;
 }
-if(valid0){
+if(true){
 if(true){
 let data3 = data.timestamp;
 if(!((typeof data3 == "number") && (isFinite(data3)))){
 return fail(validate23, instancePath+"/timestamp", "type", {type: "number"});
 }
-var valid0 = errors === errors;
 }
 else {
-var valid0 = true;
 }
 }
 }
@@ -1694,16 +1525,13 @@ if(((false) || ((data.key === undefined) && (missing0 = "key"))) || ((data.value
 return fail(validate24, instancePath, "required", {missingProperty: missing0});
 }
 else {
-var valid2 = true;
-if(valid2){
+if(true){
 if(true){
 if(typeof data.key !== "string"){
 return fail(validate24, instancePath+"/key", "type", {type: "string"});
 }
-var valid2 = errors === errors;
 }
 else {
-var valid2 = true;
 }
 }
 }
@@ -1721,16 +1549,13 @@ if((false) || ((data.key === undefined) && (missing1 = "key"))){
 return fail(validate24, instancePath, "required", {missingProperty: missing1});
 }
 else {
-var valid4 = true;
-if(valid4){
+if(true){
 if(true){
 if(typeof data.key !== "string"){
 return fail(validate24, instancePath+"/key", "type", {type: "string"});
 }
-var valid4 = errors === errors;
 }
 else {
-var valid4 = true;
 }
 }
 }
@@ -1800,12 +1625,10 @@ else {
 return fail(validate25, instancePath+"/clientID", "type", {type: "string"});
 }
 }
-var valid0 = errors === errors;
 }
 else {
-var valid0 = true;
 }
-if(valid0){
+if(true){
 if(true){
 let data1 = data.clientGroupID;
 if(errors === errors){
@@ -1818,12 +1641,10 @@ else {
 return fail(validate25, instancePath+"/clientGroupID", "type", {type: "string"});
 }
 }
-var valid0 = errors === errors;
 }
 else {
-var valid0 = true;
 }
-if(valid0){
+if(true){
 if(true){
 let data2 = data.roomID;
 if(errors === errors){
@@ -1836,12 +1657,10 @@ else {
 return fail(validate25, instancePath+"/roomID", "type", {type: "string"});
 }
 }
-var valid0 = errors === errors;
 }
 else {
-var valid0 = true;
 }
-if(valid0){
+if(true){
 if(true){
 let data3 = data.baseCookie;
 if(errors === errors){
@@ -1854,12 +1673,10 @@ else {
 return fail(validate25, instancePath+"/baseCookie", "type", {type: "string"});
 }
 }
-var valid0 = errors === errors;
 }
 else {
-var valid0 = true;
 }
-if(valid0){
+if(true){
 if(true){
 let data4 = data.ts;
 if(errors === errors){
@@ -1872,12 +1689,10 @@ else {
 return fail(validate25, instancePath+"/ts", "type", {type: "string"});
 }
 }
-var valid0 = errors === errors;
 }
 else {
-var valid0 = true;
 }
-if(valid0){
+if(true){
 if(true){
 let data5 = data.lmid;
 if(errors === errors){
@@ -1890,12 +1705,10 @@ else {
 return fail(validate25, instancePath+"/lmid", "type", {type: "string"});
 }
 }
-var valid0 = errors === errors;
 }
 else {
-var valid0 = true;
 }
-if(valid0){
+if(true){
 if(true){
 let data6 = data.wsid;
 if(errors === errors){
@@ -1908,10 +1721,8 @@ else {
 return fail(validate25, instancePath+"/wsid", "type", {type: "string"});
 }
 }
-var valid0 = errors === errors;
 }
 else {
-var valid0 = true;
 }
 }
 }
@@ -2125,12 +1936,10 @@ if(data.prefix !== undefined){
 if(typeof data.prefix !== "string"){
 return fail(validate28, instancePath+"/prefix", "type", {type: "string"});
 }
-var valid0 = errors === errors;
 }
 else {
-var valid0 = true;
 }
-if(valid0){
+if(true){
 if(true){
 let data1 = data.jsonPointer;
 if(errors === errors){
@@ -2143,20 +1952,16 @@ else {
 return fail(validate28, instancePath+"/jsonPointer", "type", {type: "string"});
 }
 }
-var valid0 = errors === errors;
 }
 else {
-var valid0 = true;
 }
-if(valid0){
+if(true){
 if(data.allowEmpty !== undefined){
 if(typeof data.allowEmpty !== "boolean"){
 return fail(validate28, instancePath+"/allowEmpty", "type", {type: "boolean"});
 }
-var valid0 = errors === errors;
 }
 else {
-var valid0 = true;
 }
 }
 }
@@ -2249,17 +2054,14 @@ else {
 return fail(validate31, instancePath+"/hash", "type", {type: "string"});
 }
 }
-var valid0 = errors === errors;
 }
 else {
-var valid0 = true;
 }
-if(valid0){
+if(true){
 if(true){
 let data1 = data.refs;
 if(errors === errors){
 if(Array.isArray(data1)){
-var valid1 = true;
 const len0 = data1.length;
 for(let i0=0; i0<len0; i0++){
 let data2 = data1[i0];
@@ -2273,20 +2075,14 @@ else {
 return fail(validate31, instancePath+"/refs/" + i0, "type", {type: "string"});
 }
 }
-var valid1 = errors === errors;
-if(!valid1){
-break;
-}
 }
 }
 else {
 return fail(validate31, instancePath+"/refs", "type", {type: "array"});
 }
 }
-var valid0 = errors === errors;
 }
 else {
-var valid0 = true;
 }
 }
 }
@@ -2332,25 +2128,18 @@ else {
 return fail(validate32, instancePath+"/headHash", "type", {type: "string"});
 }
 }
-var valid0 = errors === errors;
 }
 else {
-var valid0 = true;
 }
-if(valid0){
+if(true){
 if(true){
 let data1 = data.mutatorNames;
 if(errors === errors){
 if(Array.isArray(data1)){
-var valid1 = true;
 const len0 = data1.length;
 for(let i0=0; i0<len0; i0++){
 if(typeof data1[i0] !== "string"){
 return fail(validate32, instancePath+"/mutatorNames/" + i0, "type", {type: "string"});
-}
-var valid1 = errors === errors;
-if(!valid1){
-break;
 }
 }
 }
@@ -2358,12 +2147,10 @@ else {
 return fail(validate32, instancePath+"/mutatorNames", "type", {type: "array"});
 }
 }
-var valid0 = errors === errors;
 }
 else {
-var valid0 = true;
 }
-if(valid0){
+if(true){
 if(true){
 let data3 = data.indexes;
 if(errors === errors){
@@ -2388,12 +2175,10 @@ if(data4.prefix !== undefined){
 if(typeof data4.prefix !== "string"){
 return fail(validate32, instancePath+"/indexes/" + escapeKey(key1)+"/prefix", "type", {type: "string"});
 }
-var valid3 = errors === errors;
 }
 else {
-var valid3 = true;
 }
-if(valid3){
+if(true){
 if(true){
 let data6 = data4.jsonPointer;
 if(errors === errors){
@@ -2406,20 +2191,16 @@ else {
 return fail(validate32, instancePath+"/indexes/" + escapeKey(key1)+"/jsonPointer", "type", {type: "string"});
 }
 }
-var valid3 = errors === errors;
 }
 else {
-var valid3 = true;
 }
-if(valid3){
+if(true){
 if(data4.allowEmpty !== undefined){
 if(typeof data4.allowEmpty !== "boolean"){
 return fail(validate32, instancePath+"/indexes/" + escapeKey(key1)+"/allowEmpty", "type", {type: "boolean"});
 }
-var valid3 = errors === errors;
 }
 else {
-var valid3 = true;
 }
 }
 }
@@ -2430,22 +2211,16 @@ else {
 return fail(validate32, instancePath+"/indexes/" + escapeKey(key1), "type", {type: "object"});
 }
 }
-var valid2 = errors === errors;
-if(!valid2){
-break;
-}
 }
 }
 else {
 return fail(validate32, instancePath+"/indexes", "type", {type: "object"});
 }
 }
-var valid0 = errors === errors;
 }
 else {
-var valid0 = true;
 }
-if(valid0){
+if(true){
 if(true){
 let data8 = data.mutationIDs;
 if(errors === errors){
@@ -2458,22 +2233,16 @@ return fail(validate32, instancePath+"/mutationIDs/" + escapeKey(key3), "type", 
 if(typeof data9 == "number" && data9 < 0){
 return fail(validate32, instancePath+"/mutationIDs/" + escapeKey(key3), "minimum", {comparison: ">=", limit: 0});
 }
-var valid4 = errors === errors;
-if(!valid4){
-break;
-}
 }
 }
 else {
 return fail(validate32, instancePath+"/mutationIDs", "type", {type: "object"});
 }
 }
-var valid0 = errors === errors;
 }
 else {
-var valid0 = true;
 }
-if(valid0){
+if(true){
 if(true){
 let data10 = data.lastServerAckdMutationIDs;
 if(errors === errors){
@@ -2486,30 +2255,22 @@ return fail(validate32, instancePath+"/lastServerAckdMutationIDs/" + escapeKey(k
 if(typeof data11 == "number" && data11 < 0){
 return fail(validate32, instancePath+"/lastServerAckdMutationIDs/" + escapeKey(key4), "minimum", {comparison: ">=", limit: 0});
 }
-var valid5 = errors === errors;
-if(!valid5){
-break;
-}
 }
 }
 else {
 return fail(validate32, instancePath+"/lastServerAckdMutationIDs", "type", {type: "object"});
 }
 }
-var valid0 = errors === errors;
 }
 else {
-var valid0 = true;
 }
-if(valid0){
+if(true){
 if(true){
 if(typeof data.disabled !== "boolean"){
 return fail(validate32, instancePath+"/disabled", "type", {type: "boolean"});
 }
-var valid0 = errors === errors;
 }
 else {
-var valid0 = true;
 }
 }
 }
@@ -2552,12 +2313,10 @@ let data0 = data.heartbeatTimestampMs;
 if(!((typeof data0 == "number") && (isFinite(data0)))){
 return fail(validate33, instancePath+"/heartbeatTimestampMs", "type", {type: "number"});
 }
-var valid0 = errors === errors;
 }
 else {
-var valid0 = true;
 }
-if(valid0){
+if(true){
 if(true){
 let data1 = data.headHash;
 if(errors === errors){
@@ -2570,12 +2329,10 @@ else {
 return fail(validate33, instancePath+"/headHash", "type", {type: "string"});
 }
 }
-var valid0 = errors === errors;
 }
 else {
-var valid0 = true;
 }
-if(valid0){
+if(true){
 if(true){
 let data2 = data.clientGroupID;
 if(errors === errors){
@@ -2588,12 +2345,10 @@ else {
 return fail(validate33, instancePath+"/clientGroupID", "type", {type: "string"});
 }
 }
-var valid0 = errors === errors;
 }
 else {
-var valid0 = true;
 }
-if(valid0){
+if(true){
 if(true){
 let data3 = data.tempRefreshHash;
 if((typeof data3 !== "string") && (data3 !== null)){
@@ -2606,10 +2361,8 @@ return fail(validate33, instancePath+"/tempRefreshHash", "minLength", {limit: 1}
 }
 }
 }
-var valid0 = errors === errors;
 }
 else {
-var valid0 = true;
 }
 }
 }
