@@ -63,8 +63,18 @@ export function entrySize(level: number, entry: NodeEntry): number {
   return level === 0 ? leafEntrySize(entry[0], entry[1] as ReadonlyJSONValue) : internalEntrySize(entry[0], entry[1] as Child);
 }
 
+/**
+ * An empty array of the element kind the arrays of entries have (`[]` has
+ * V8's kind for small integers): a new store's empty root is then read by the
+ * code a page optimized for the entries of an earlier store's, not thrown
+ * back to the interpreter at its first write.
+ */
+export function emptyEntries<T>(): T[] {
+  return [null as T].slice(1);
+}
+
 export function emptyLeaf(): MemNode {
-  return new MemNode(0, [], NODE_OVERHEAD_BYTES);
+  return new MemNode(0, emptyEntries(), NODE_OVERHEAD_BYTES);
 }
 
 export function nodeSizeOf(level: number, entries: readonly NodeEntry[], sizes?: readonly number[]): number {

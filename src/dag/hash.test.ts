@@ -3,8 +3,8 @@ import { newHashFactory } from './hash';
 
 describe('newHashFactory', () => {
   it('makes unique ids from a random prefix and a counter', () => {
-    const next = newHashFactory(() => 0.5);
-    const hashes = Array.from({ length: 10_000 }, () => next());
+    const factory = newHashFactory(() => 0.5);
+    const hashes = Array.from({ length: 10_000 }, () => factory.next());
     expect(new Set(hashes).size).toBe(10_000);
     expect(hashes[0]).toBe('gggggggggg0');
     expect(hashes.every((h) => /^[0-9a-v]+$/.test(h))).toBe(true);
@@ -15,7 +15,7 @@ describe('newHashFactory', () => {
     const random = () => ((seed = (seed * 16807) % 2147483647) / 2147483647);
     const a = newHashFactory(random);
     const b = newHashFactory(random);
-    const fromA = new Set(Array.from({ length: 1000 }, () => a()));
-    for (let i = 0; i < 1000; i++) expect(fromA.has(b())).toBe(false);
+    const fromA = new Set(Array.from({ length: 1000 }, () => a.next()));
+    for (let i = 0; i < 1000; i++) expect(fromA.has(b.next())).toBe(false);
   });
 });

@@ -275,12 +275,28 @@ describe('LazyDagStore', () => {
     expect(kv.gets).toBe(2);
   });
 
-  it('calls onCommit after commits that move heads', async () => {
-    let commits = 0;
-    const lazy = new LazyDagStore(new PersistentDagStore(new MemoryStore(NAME)), { onCommit: () => commits++ });
+  it('asks its scheduler for a persist after commits that move heads (the persist head, when given)', async () => {
+    let asked = 0;
+    const scheduler = { schedule: () => void asked++ };
+    const lazy = new LazyDagStore(new PersistentDagStore(new MemoryStore(NAME)), { scheduler });
     await populate(lazy, 1);
     await lazy.withWrite((w) => w.commit());
-    expect(commits).toBe(1);
+    expect(asked).toBe(1);
+
+    let mainMoves = 0;
+    const view = new LazyDagStore(new PersistentDagStore(new MemoryStore(`${NAME}-view`)), { persistHead: 'main' });
+    view.schedulePersists({ schedule: () => void mainMoves++ });
+    const moveHead = (name: string) =>
+      view.withWrite(async (w) => {
+        const c = w.createChunk(name, []);
+        await w.putChunk(c);
+        await w.setHead(name, c.hash);
+        await w.commit();
+      });
+    await moveHead('scratch');
+    expect(mainMoves).toBe(0);
+    await moveHead('main');
+    expect(mainMoves).toBe(1);
   });
 });
 

@@ -35,8 +35,13 @@ export interface LazyDagStoreOptions {
   cacheBytes?: number;
   /** Makes the hashes of new chunks. @default newHashFactory() */
   createHash?: CreateHash;
-  /** Called after every commit that moved a head, with the heads it moved (e.g. to schedule a persist). */
-  onCommit?: (heads: readonly string[]) => void;
+  /**
+   * Asked for a persist after every commit that moved a head (this head,
+   * when given). Set later with schedulePersists when the scheduler is made
+   * after the store.
+   */
+  scheduler?: { schedule(): void };
+  persistHead?: string;
   /** Heads whose targets the caller knows already (not read from the persistent store, not to be persisted). */
   knownHeads?: Readonly<Record<string, Hash>>;
 }
@@ -50,7 +55,9 @@ export class LazyDagStore implements DagStore {
   readonly #persistent: DagStore;
   readonly #lock = new RWLock();
   readonly #createHash: CreateHash;
-  readonly #onCommit: ((heads: readonly string[]) => void) | undefined;
+  // (An object's method, not a callback: the same call target in every store of a page, see CreateHash.)
+  #scheduler: { schedule(): void } | undefined;
+  readonly #persistHead: string | undefined;
   readonly #cache: ChunkCache;
   /** Memory-only chunks with their memory ref counts (always above 0). */
   readonly #mem = new Map<Hash, MemoryChunk>();
@@ -66,7 +73,8 @@ export class LazyDagStore implements DagStore {
   constructor(persistent: DagStore, options: LazyDagStoreOptions = {}) {
     this.#persistent = persistent;
     this.#createHash = options.createHash ?? newHashFactory();
-    this.#onCommit = options.onCommit;
+    this.#scheduler = options.scheduler;
+    this.#persistHead = options.persistHead;
     this.#cache = new ChunkCache(options.cacheBytes ?? STORE_MEMORY_CACHE_BYTES);
     for (const [name, hash] of Object.entries(options.knownHeads ?? {})) this.#heads.set(name, hash);
   }
@@ -95,6 +103,11 @@ export class LazyDagStore implements DagStore {
     await this.#persisting.catch(() => {});
     this.#cache.clear();
     await this.#persistent.close();
+  }
+
+  /** From now on, commits that move a head (the persist head, when given) ask `scheduler` for a persist. */
+  schedulePersists(scheduler: { schedule(): void }): void {
+    this.#scheduler = scheduler;
   }
 
   /** Memory-only chunks not yet persisted (for tests and metrics). */
@@ -330,7 +343,7 @@ export class LazyDagStore implements DagStore {
 
   /** @internal */
   createHash(): Hash {
-    return this.#createHash();
+    return this.#createHash.next();
   }
 
   #isHeadTarget(hash: Hash): boolean {
@@ -354,15 +367,15 @@ export class LazyDagStore implements DagStore {
     });
     const mem = this.#mem;
     const { change, dead } = memoryRefCounts(deltas, newChunks, mem);
-    // A chunk's new count: its count and its change, for those whose change is not 0 and those that died.
-    const countOf = (delta: number, hash: Hash): number | undefined => (delta !== 0 || dead?.has(hash) === true ? (mem.get(hash)?.count ?? 0) + delta : undefined);
+    // Checked before anything changes. A chunk's new count is its count and its change, for those whose
+    // change is not 0 and those that died (no closure for it: one per commit, and a call per chunk).
     change.forEach((delta, hash) => {
-      if (countOf(delta, hash)! < 0) throw new CorruptedStorageError(hash, 'a memory ref count dropped below 0');
+      if (delta < 0 && (mem.get(hash)?.count ?? 0) + delta < 0) throw new CorruptedStorageError(hash, 'a memory ref count dropped below 0');
     });
     change.forEach((delta, hash) => {
-      const count = countOf(delta, hash);
-      if (count === undefined) return;
+      if (delta === 0 && dead?.has(hash) !== true) return;
       const entry = mem.get(hash);
+      const count = (entry?.count ?? 0) + delta;
       if (entry !== undefined) {
         if (count === 0) mem.delete(hash);
         else entry.count = count;
@@ -384,7 +397,8 @@ export class LazyDagStore implements DagStore {
       entry.chunk = { hash, data: entry.chunk.data, refs };
       this.#release(dropped);
     });
-    if (heads.size > 0) this.#onCommit?.([...heads.keys()]);
+    const head = this.#persistHead;
+    if (this.#scheduler !== undefined && (head === undefined ? heads.size > 0 : heads.has(head))) this.#scheduler.schedule();
   }
 }
 

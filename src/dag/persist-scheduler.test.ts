@@ -150,11 +150,9 @@ describe('PersistScheduler', () => {
 describe('PersistScheduler driving a LazyDagStore', () => {
   it('persists in the background after commits, and flush persists at once', async () => {
     const time = new FakeTime();
-    let scheduler: PersistScheduler | undefined;
-    const lazy = new LazyDagStore(new PersistentDagStore(new MemoryStore('scheduler-test')), {
-      onCommit: () => scheduler?.schedule(),
-    });
-    scheduler = new PersistScheduler(() => lazy.persist(), { timers: time.timers, clock: time.clock });
+    const lazy = new LazyDagStore(new PersistentDagStore(new MemoryStore('scheduler-test')));
+    const scheduler = new PersistScheduler(() => lazy.persist(), { timers: time.timers, clock: time.clock });
+    lazy.schedulePersists(scheduler);
     const commit = (data: string) =>
       lazy.withWrite(async (w) => {
         const c = w.createChunk(data, []);

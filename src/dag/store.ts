@@ -184,7 +184,7 @@ class PersistentWrite extends PersistentRead implements PersistentDagWrite {
   }
 
   createChunk<D extends ReadonlyJSONValue>(data: D, refs: readonly Hash[]): Chunk<D> {
-    return { hash: this.#createHash(), data, refs };
+    return { hash: this.#createHash.next(), data, refs };
   }
 
   async putChunk(chunk: Chunk): Promise<void> {

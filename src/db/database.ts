@@ -33,6 +33,7 @@ import { Subscriptions, type StoreChange, type SubscribeOptions } from './subscr
 import type { MutatorDefs, ReadTransaction } from './transaction-types';
 import { Watchers, type WatchCallback, type WatchOptions } from './watch';
 import type { BTreeReader, BTreeWriter } from '../btree/types';
+import { emptyEntries } from '../btree/node';
 import type { DagRead } from '../dag/types';
 import type { Chain } from './merge-chains';
 
@@ -178,9 +179,16 @@ export class Database {
     this.moveHead(head);
     this.snapshot = snapshot;
     const acked = snapshot.data.lastMutationIDs;
-    this.localHashes = locals.map((c) => c.hash);
-    this.localMutations = locals.map(toPending);
-    this.pending = this.localMutations.filter((m) => m.id > (acked[m.clientID] ?? 0));
+    // (Arrays of objects even when empty, see emptyEntries: the commits push to them.)
+    this.localHashes = emptyEntries();
+    this.localMutations = emptyEntries();
+    this.pending = emptyEntries();
+    for (const c of locals) {
+      const m = toPending(c);
+      this.localHashes.push(c.hash);
+      this.localMutations.push(m);
+      if (m.id > (acked[m.clientID] ?? 0)) this.pending.push(m);
+    }
     let last = acked[this.clientID] ?? 0;
     for (const c of locals) if (c.data.clientID === this.clientID && c.data.mutationID > last) last = c.data.mutationID;
     this.nextID = Math.max(this.nextID, last + 1);

@@ -99,17 +99,16 @@ export async function createStore(options: CreateStoreOptions): Promise<Store> {
   const clock = options.clock ?? defaultClock;
   const kv =
     options.kvStore ?? (await openStore(options.name ?? '', { logger, ...(options.idbFactory ? { idbFactory: options.idbFactory } : {}) }));
-  let scheduler: PersistScheduler | undefined;
   const createHash = newHashFactory(options.random ?? defaultRandom);
   const lazy = new LazyDagStore(new PersistentDagStore(kv, { createHash }), {
     createHash,
-    onCommit: () => scheduler?.schedule(),
   });
-  scheduler = new PersistScheduler(() => lazy.persist(), {
+  const scheduler = new PersistScheduler(() => lazy.persist(), {
     timers: options.timers ?? defaultTimers,
     clock: { now: clock },
     onError: (e) => logger.error('Background persist failed', e),
   });
+  lazy.schedulePersists(scheduler);
   const db = await Database.open({
     dag: lazy,
     clientID: options.clientID,

@@ -155,9 +155,7 @@ export async function openClientStore(o: ClientStoreOptions): Promise<ClientStor
       memdag = new LazyDagStore(viewSource, {
         createHash,
         // Only the view needs storing; the merge head is TabSync's own scratch.
-        onCommit: (heads) => {
-          if (heads.includes(MAIN_HEAD)) scheduler?.schedule();
-        },
+        persistHead: MAIN_HEAD,
         knownHeads: { [MAIN_HEAD]: joined.headHash },
       });
       memdag.preload(joined.preloaded);
@@ -182,6 +180,7 @@ export async function openClientStore(o: ClientStoreOptions): Promise<ClientStor
         clock: { now: o.clock },
         onError: (e) => o.logger.error('Background persist failed', e),
       });
+      memdag.schedulePersists(scheduler);
       store = storeOver(db, memdag, scheduler);
       const logKv = await logKvOpened;
       durable = new DurableMutations(logKv, o.clientID, joined.clientGroupID, o.logger, () => scheduler?.scheduleSoon(), () => o.onLogged?.());
