@@ -14,11 +14,19 @@ const push = (args: unknown) =>
   JSON.stringify(['push', { timestamp: 1, clientGroupID: 'g', mutations: [{ id: 1, clientID: 'c', name: 'put', args, timestamp: 1 }], pushVersion: 1, schemaVersion: '1', requestID: 'r' }]);
 
 describe('JSON limits', () => {
-  it('accepts values up to the maximum depth and refuses deeper ones, without recursion', () => {
+  it('accepts values up to the maximum depth and refuses deeper ones, however deep (the walk stops at the limit)', () => {
     expect(findJSONLimitViolation(nested(MAX_JSON_VALUE_DEPTH))).toBeUndefined();
     expect(findJSONLimitViolation(nested(MAX_JSON_VALUE_DEPTH + 1))?.problem).toBe(`a value nested deeper than ${MAX_JSON_VALUE_DEPTH} levels`);
-    // Far deeper than any recursive walk could go.
+    // Far deeper than a walk that did not stop at the limit could go.
     expect(findJSONLimitViolation(JSON.parse('['.repeat(200_000) + ']'.repeat(200_000)))).toBeDefined();
+  });
+
+  it('points at the value that nests too deep, counting the envelope, and reports the first problem in document order', () => {
+    expect(findJSONLimitViolation({ a: [[1]] }, 2)).toEqual({ path: '/a/0', problem: 'a value nested deeper than 2 levels' });
+    expect(findJSONLimitViolation({ a: [[1]] }, 3)).toBeUndefined();
+    expect(findJSONLimitViolation([[{ b: [] }]], 2, 1)).toEqual({ path: '/0/0/b', problem: 'a value nested deeper than 2 levels' });
+    expect(findJSONLimitViolation({ x: '\ud800', y: [[[]]] }, 2)?.path).toBe('/x');
+    expect(findJSONLimitViolation({ y: [[[]]], x: '\ud800' }, 2)?.path).toBe('/y/0');
   });
 
   it('finds lone surrogates in strings and keys, with the path', () => {

@@ -14,59 +14,40 @@ export function isWellFormedText(text: string): boolean {
   return native === undefined ? !LONE_SURROGATE.test(text) : native.call(text);
 }
 
-interface Frame {
-  readonly value: object;
-  readonly keys: readonly string[] | undefined;
-  readonly key: string;
-  index: number;
+const NOT_WELL_FORMED_STRING = 'a string that is not well-formed Unicode (a lone surrogate)';
+
+/** A violation found below a value: its problem, and the keys to it from there, innermost first. */
+interface Found {
+  readonly problem: string;
+  readonly keys: string[];
 }
 
 /**
- * Walks a parsed JSON value without recursion and returns the first place that
- * nests deeper than `maxDepth` or holds a string or key that is not
- * well-formed Unicode (a lone surrogate); undefined when it is fine.
- * `envelopeDepth` levels of a frame around its values do not count.
+ * Walks a parsed JSON value and returns the first place that nests deeper
+ * than `maxDepth` or holds a string or key that is not well-formed Unicode (a
+ * lone surrogate); undefined when it is fine. `envelopeDepth` levels of a
+ * frame around its values do not count. The walk recurses, but never deeper
+ * than the limit: a value nested deeper is refused there, however deep it goes.
  */
 export function findJSONLimitViolation(root: unknown, maxDepth: number = MAX_JSON_VALUE_DEPTH, envelopeDepth = 0): JSONLimitViolation | undefined {
-  if (typeof root === 'string') return isWellFormedText(root) ? undefined : { path: '', problem: 'a string that is not well-formed Unicode (a lone surrogate)' };
-  if (typeof root !== 'object' || root === null) return undefined;
-  const stack: Frame[] = [];
-  const path = (extra?: string): string => {
-    const parts = stack.slice(1).map((f) => f.key);
-    if (extra !== undefined) parts.push(extra);
-    return parts.map((p) => `/${p.replace(/~/g, '~0').replace(/\//g, '~1')}`).join('');
-  };
-  const enter = (value: object, key: string): JSONLimitViolation | undefined => {
-    if (stack.length >= maxDepth + envelopeDepth) return { path: path(key), problem: `a value nested deeper than ${maxDepth} levels` };
-    stack.push({ value, keys: Array.isArray(value) ? undefined : Object.keys(value), key, index: 0 });
+  const limit = maxDepth + envelopeDepth;
+  const visit = (value: unknown, depth: number): Found | undefined => {
+    if (typeof value === 'string') return isWellFormedText(value) ? undefined : { problem: NOT_WELL_FORMED_STRING, keys: [] };
+    if (typeof value !== 'object' || value === null) return undefined;
+    if (depth >= limit) return { problem: `a value nested deeper than ${maxDepth} levels`, keys: [] };
+    let found: Found | undefined;
+    if (Array.isArray(value)) {
+      for (let i = 0; i < value.length; i++) if ((found = visit(value[i], depth + 1)) !== undefined) return (found.keys.push(String(i)), found);
+    } else {
+      for (const key of Object.keys(value)) {
+        if (!isWellFormedText(key)) return { problem: 'a key that is not well-formed Unicode (a lone surrogate)', keys: [] };
+        if ((found = visit((value as Record<string, unknown>)[key], depth + 1)) !== undefined) return (found.keys.push(key), found);
+      }
+    }
     return undefined;
   };
-  const first = enter(root, '');
-  if (first !== undefined) return first;
-  while (stack.length > 0) {
-    const top = stack[stack.length - 1]!;
-    const size = top.keys === undefined ? (top.value as unknown[]).length : top.keys.length;
-    if (top.index >= size) {
-      stack.pop();
-      continue;
-    }
-    const i = top.index++;
-    let key: string;
-    let child: unknown;
-    if (top.keys === undefined) {
-      key = String(i);
-      child = (top.value as unknown[])[i];
-    } else {
-      key = top.keys[i]!;
-      if (!isWellFormedText(key)) return { path: path(), problem: 'a key that is not well-formed Unicode (a lone surrogate)' };
-      child = (top.value as Record<string, unknown>)[key];
-    }
-    if (typeof child === 'string') {
-      if (!isWellFormedText(child)) return { path: path(key), problem: 'a string that is not well-formed Unicode (a lone surrogate)' };
-    } else if (typeof child === 'object' && child !== null) {
-      const violation = enter(child, key);
-      if (violation !== undefined) return violation;
-    }
-  }
-  return undefined;
+  const found = visit(root, 0);
+  if (found === undefined) return undefined;
+  const path = found.keys.reverse().map((key) => `/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`);
+  return { path: path.join(''), problem: found.problem };
 }
