@@ -137,8 +137,20 @@ async function updateNode(load: LoadNode, node: Node, ops: readonly Op[], lo: nu
 }
 
 function updateLeaf(node: Node, ops: readonly Op[], lo: number, hi: number): Node[] {
-  if (hi - lo === 1) return updateLeafOnce(node, ops[lo]!);
   const entries = node.entries as readonly Entry[];
+  if (hi - lo === 1) {
+    const op = ops[lo]!;
+    const key = op[0];
+    const at = lowerBound(entries, key, compareUTF8);
+    // One put that replaces an entry or comes after the last (a mutation's put, mostly): the entries in one
+    // copy (a copy and a push that grew it again was most of what a put allocated). The op serves as the entry.
+    if (op[1] !== DELETED && (at === entries.length || entries[at]![0] === key)) {
+      const old = entries[at];
+      const out = old ? entries.slice() : entries.concat([op as Entry]);
+      out[at] = op as Entry;
+      return cut(0, out, nodeSize(node) + leafEntrySize(key, op[1]) - (old ? leafEntrySize(key, old[1]) : 0));
+    }
+  }
   const n = entries.length;
   let out: Entry[] = [];
   // The size is kept up to date from the old one; untouched entries are not measured again.
@@ -170,42 +182,6 @@ function updateLeaf(node: Node, ops: readonly Op[], lo: number, hi: number): Nod
   // The rest in one copy (a put into a full leaf: no push per entry after it).
   if (i < n) out = out.concat(entries.slice(i));
   if (out.length === 0) return [];
-  return cut(0, out, total);
-}
-
-/**
- * updateLeaf for a single op (a mutation's one put, the most common write):
- * the new entries in one copy of the old (a copy, then a push that grew it
- * again, was most of what a put allocated).
- */
-function updateLeafOnce(node: Node, op: Op): Node[] {
-  const entries = node.entries as readonly Entry[];
-  const key = op[0];
-  const value = op[1];
-  const at = lowerBound(entries, key, compareUTF8);
-  const found = at < entries.length && entries[at]![0] === key;
-  if (!found && value === DELETED) return [node];
-  let total = nodeSize(node);
-  if (found) total -= leafEntrySize(key, entries[at]![1]);
-  let out: Entry[];
-  if (value === DELETED) {
-    if (entries.length === 1) return [];
-    out = entries.slice();
-    out.splice(at, 1);
-  } else {
-    total += leafEntrySize(key, value);
-    // A put's op is a [key, value] pair already, never changed: it serves as the entry.
-    if (found) {
-      out = entries.slice();
-      out[at] = op as Entry;
-    } else if (at === entries.length) {
-      out = entries.concat([op as Entry]);
-    } else {
-      out = entries.slice(0, at);
-      out.push(op as Entry);
-      out = out.concat(entries.slice(at));
-    }
-  }
   return cut(0, out, total);
 }
 
