@@ -155,7 +155,7 @@ break;
 if(errors === errors){
 if(true){
 let data6 = data5.id;
-if(!(((typeof data6 == "number") && (!(data6 % 1) && !isNaN(data6))) && (isFinite(data6)))){
+if(!(Number.isInteger(data6))){
 return fail(validate11, instancePath+"/1/mutations/" + i0+"/id", "type", {type: "integer"});
 }
 if(typeof data6 == "number" && data6 < 1){
@@ -340,7 +340,7 @@ else {
 if(true){
 if(true){
 let data3 = data1.cookie;
-if((!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))) && (data3 !== null)){
+if((!(Number.isInteger(data3))) && (data3 !== null)){
 return fail(validate12, instancePath+"/1/cookie", "type", {type: ["integer","null"]});
 }
 if(typeof data3 == "number" && data3 < 0){
@@ -542,7 +542,7 @@ return fail(validate15, instancePath+"/1", "required", {missingProperty: missing
 else {
 if(true){
 let data2 = data1.baseCookie;
-if((!(((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2))) && (isFinite(data2)))) && (data2 !== null)){
+if((!(Number.isInteger(data2))) && (data2 !== null)){
 return fail(validate15, instancePath+"/1/baseCookie", "type", {type: ["integer","null"]});
 }
 if(typeof data2 == "number" && data2 < 0){
@@ -554,7 +554,7 @@ else {
 if(true){
 if(true){
 let data3 = data1.cookie;
-if(!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))){
+if(!(Number.isInteger(data3))){
 return fail(validate15, instancePath+"/1/cookie", "type", {type: "integer"});
 }
 if(typeof data3 == "number" && data3 < 0){
@@ -570,7 +570,7 @@ if(errors === errors){
 if(data4 && typeof data4 == "object" && !Array.isArray(data4)){
 for(const key0 in data4){
 let data5 = data4[key0];
-if(!(((typeof data5 == "number") && (!(data5 % 1) && !isNaN(data5))) && (isFinite(data5)))){
+if(!(Number.isInteger(data5))){
 return fail(validate15, instancePath+"/1/lastMutationIDChanges/" + escapeKey(key0), "type", {type: "integer"});
 }
 if(typeof data5 == "number" && data5 < 0){
@@ -762,7 +762,7 @@ return fail(validate16, instancePath+"/1", "required", {missingProperty: missing
 else {
 if(true){
 let data2 = data1.cookie;
-if(!(((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2))) && (isFinite(data2)))){
+if(!(Number.isInteger(data2))){
 return fail(validate16, instancePath+"/1/cookie", "type", {type: "integer"});
 }
 if(typeof data2 == "number" && data2 < 0){
@@ -778,7 +778,7 @@ if(errors === errors){
 if(data3 && typeof data3 == "object" && !Array.isArray(data3)){
 for(const key0 in data3){
 let data4 = data3[key0];
-if(!(((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4))) && (isFinite(data4)))){
+if(!(Number.isInteger(data4))){
 return fail(validate16, instancePath+"/1/lastMutationIDChanges/" + escapeKey(key0), "type", {type: "integer"});
 }
 if(typeof data4 == "number" && data4 < 0){
@@ -948,7 +948,7 @@ break;
 if(errors === errors){
 if(true){
 let data4 = data3.id;
-if(!(((typeof data4 == "number") && (!(data4 % 1) && !isNaN(data4))) && (isFinite(data4)))){
+if(!(Number.isInteger(data4))){
 return fail(validate18, instancePath+"/mutations/" + i0+"/id", "type", {type: "integer"});
 }
 if(typeof data4 == "number" && data4 < 1){
@@ -1099,7 +1099,7 @@ else {
 if(true){
 if(true){
 let data1 = data.cookie;
-if((!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))) && (data1 !== null)){
+if((!(Number.isInteger(data1))) && (data1 !== null)){
 return fail(validate19, instancePath+"/cookie", "type", {type: ["integer","null"]});
 }
 if(typeof data1 == "number" && data1 < 0){
@@ -1184,7 +1184,7 @@ return fail(validate21, instancePath, "required", {missingProperty: missing0});
 else {
 if(true){
 let data0 = data.baseCookie;
-if((!(((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0))) && (isFinite(data0)))) && (data0 !== null)){
+if((!(Number.isInteger(data0))) && (data0 !== null)){
 return fail(validate21, instancePath+"/baseCookie", "type", {type: ["integer","null"]});
 }
 if(typeof data0 == "number" && data0 < 0){
@@ -1196,7 +1196,7 @@ else {
 if(true){
 if(true){
 let data1 = data.cookie;
-if(!(((typeof data1 == "number") && (!(data1 % 1) && !isNaN(data1))) && (isFinite(data1)))){
+if(!(Number.isInteger(data1))){
 return fail(validate21, instancePath+"/cookie", "type", {type: "integer"});
 }
 if(typeof data1 == "number" && data1 < 0){
@@ -1212,7 +1212,7 @@ if(errors === errors){
 if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
 for(const key0 in data2){
 let data3 = data2[key0];
-if(!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))){
+if(!(Number.isInteger(data3))){
 return fail(validate21, instancePath+"/lastMutationIDChanges/" + escapeKey(key0), "type", {type: "integer"});
 }
 if(typeof data3 == "number" && data3 < 0){
@@ -1370,7 +1370,7 @@ return fail(validate22, instancePath, "required", {missingProperty: missing0});
 else {
 if(true){
 let data0 = data.cookie;
-if(!(((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0))) && (isFinite(data0)))){
+if(!(Number.isInteger(data0))){
 return fail(validate22, instancePath+"/cookie", "type", {type: "integer"});
 }
 if(typeof data0 == "number" && data0 < 0){
@@ -1386,7 +1386,7 @@ if(errors === errors){
 if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
 for(const key0 in data1){
 let data2 = data1[key0];
-if(!(((typeof data2 == "number") && (!(data2 % 1) && !isNaN(data2))) && (isFinite(data2)))){
+if(!(Number.isInteger(data2))){
 return fail(validate22, instancePath+"/lastMutationIDChanges/" + escapeKey(key0), "type", {type: "integer"});
 }
 if(typeof data2 == "number" && data2 < 0){
@@ -1443,7 +1443,7 @@ break;
 if(errors === errors){
 if(true){
 let data0 = data.id;
-if(!(((typeof data0 == "number") && (!(data0 % 1) && !isNaN(data0))) && (isFinite(data0)))){
+if(!(Number.isInteger(data0))){
 return fail(validate23, instancePath+"/id", "type", {type: "integer"});
 }
 if(typeof data0 == "number" && data0 < 1){
@@ -2003,7 +2003,7 @@ function validate30(data, {instancePath=""}={}){
 /*# sourceURL="urn:roomsync:protocol:v1:RefCount" */;
 const vErrors = null;
 const errors = 0;
-if(!(((typeof data == "number") && (!(data % 1) && !isNaN(data))) && (isFinite(data)))){
+if(!(Number.isInteger(data))){
 return fail(validate30, instancePath, "type", {type: "integer"});
 }
 if(errors === 0){
@@ -2227,7 +2227,7 @@ if(errors === errors){
 if(data8 && typeof data8 == "object" && !Array.isArray(data8)){
 for(const key3 in data8){
 let data9 = data8[key3];
-if(!(((typeof data9 == "number") && (!(data9 % 1) && !isNaN(data9))) && (isFinite(data9)))){
+if(!(Number.isInteger(data9))){
 return fail(validate32, instancePath+"/mutationIDs/" + escapeKey(key3), "type", {type: "integer"});
 }
 if(typeof data9 == "number" && data9 < 0){
@@ -2249,7 +2249,7 @@ if(errors === errors){
 if(data10 && typeof data10 == "object" && !Array.isArray(data10)){
 for(const key4 in data10){
 let data11 = data10[key4];
-if(!(((typeof data11 == "number") && (!(data11 % 1) && !isNaN(data11))) && (isFinite(data11)))){
+if(!(Number.isInteger(data11))){
 return fail(validate32, instancePath+"/lastServerAckdMutationIDs/" + escapeKey(key4), "type", {type: "integer"});
 }
 if(typeof data11 == "number" && data11 < 0){
