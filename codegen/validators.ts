@@ -70,11 +70,21 @@ export function emitValidatorModule(schemas: readonly NamedJsonSchema[]): string
     ajv.addSchema(withoutDescriptiveKeywords(jsonSchema) as JsonSchema);
     exportsMap[validatorName(name)] = jsonSchema.$id as string;
   }
-  const code = withIntegerTests(
-    withSharedPointerEscape(
-    withoutDeadChecks(withoutRequiredPresenceTests(withoutDiscriminatorTagChecks(withPurePatterns(withUnusedArgumentsLeftOut(withSharedFail(withSchemaValuesInline(withoutSchemaPaths(inlineRuntime(standaloneCode(ajv, exportsMap)))))))))),
-    ),
-  );
+  // Each pass rewrites ajv's text (or the text of the passes before it), in this order.
+  const passes = [
+    inlineRuntime,
+    withoutSchemaPaths,
+    withSchemaValuesInline,
+    withSharedFail,
+    withUnusedArgumentsLeftOut,
+    withPurePatterns,
+    withoutDiscriminatorTagChecks,
+    withoutRequiredPresenceTests,
+    withoutDeadChecks,
+    withSharedPointerEscape,
+    withIntegerTests,
+  ];
+  const code = passes.reduce((text, pass) => pass(text), standaloneCode(ajv, exportsMap));
   if (/\brequire\(/.test(code)) {
     throw new Error('Generated validators need a runtime require() that codegen cannot inline; adjust the schema.');
   }
