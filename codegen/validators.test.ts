@@ -2,7 +2,8 @@
  * The generated validators against ajv compiling the same schemas at run time
  * (AJV_OPTIONS, code points counted): codegen rewrites ajv's standalone code
  * (schema reads inlined, one shared fail(), unused arguments left out, string
- * lengths in UTF-16 units where only "non-empty" is asked), so for every
+ * lengths in UTF-16 units where only "non-empty" is asked, checks that cannot
+ * fail where ajv writes them left out, Number.isInteger), so for every
  * schema, valid samples and samples with one part replaced, removed or added
  * must get the same answer and the same first error.
  */
