@@ -19,55 +19,42 @@ export function checkKeyText(key: string, what = 'Key'): void {
  */
 export function cloneFrozenJSON(key: string, value: unknown): ReadonlyJSONValue {
   if (!isWellFormedText(key)) throw new InvalidJSONValueError(key, '', 'a key that is not well-formed Unicode (a lone surrogate)');
-  return cloneValue(key, value, [], []);
+  return cloneValue(key, value, '', []);
 }
 
-/**
- * `ancestors`: the objects above `value`; `steps`: the array index or key
- * under each of them. The path to `value` is made from them only for an
- * error (a string per nested value and mutation was most of what a small
- * put's copy allocated).
- */
-function failAt(key: string, steps: readonly (string | number)[], problem: string): InvalidJSONValueError {
-  return new InvalidJSONValueError(key, steps.map((s) => `/${s}`).join(''), problem);
-}
-
-function cloneValue(key: string, value: unknown, ancestors: object[], steps: (string | number)[]): ReadonlyJSONValue {
+function cloneValue(key: string, value: unknown, path: string, ancestors: object[]): ReadonlyJSONValue {
   switch (typeof value) {
     case 'string':
-      if (!isWellFormedText(value)) throw failAt(key, steps, NOT_WELL_FORMED);
+      if (!isWellFormedText(value)) throw new InvalidJSONValueError(key, path, NOT_WELL_FORMED);
       return value;
     case 'boolean':
       return value;
     case 'number':
-      if (!Number.isFinite(value)) throw failAt(key, steps, String(value));
+      if (!Number.isFinite(value)) throw new InvalidJSONValueError(key, path, String(value));
       return value;
     case 'object': {
       if (value === null) return null;
-      if (ancestors.includes(value)) throw failAt(key, steps, 'a cycle');
-      if (ancestors.length >= MAX_JSON_VALUE_DEPTH) throw failAt(key, steps, `a value nested deeper than ${MAX_JSON_VALUE_DEPTH} levels`);
+      if (ancestors.includes(value)) throw new InvalidJSONValueError(key, path, 'a cycle');
+      if (ancestors.length >= MAX_JSON_VALUE_DEPTH) {
+        throw new InvalidJSONValueError(key, path, `a value nested deeper than ${MAX_JSON_VALUE_DEPTH} levels`);
+      }
       ancestors.push(value);
       let out: ReadonlyJSONValue;
       if (Array.isArray(value)) {
         const arr: ReadonlyJSONValue[] = new Array(value.length);
-        for (let i = 0; i < value.length; i++) {
-          steps.push(i);
-          arr[i] = cloneValue(key, value[i], ancestors, steps);
-          steps.pop();
-        }
+        for (let i = 0; i < value.length; i++) arr[i] = cloneValue(key, value[i], `${path}/${i}`, ancestors);
         out = Object.freeze(arr);
       } else {
         const proto = Object.getPrototypeOf(value);
         if (proto !== Object.prototype && proto !== null) {
-          throw failAt(key, steps, `an instance of ${(value as { constructor?: { name?: string } }).constructor?.name ?? 'object'}`);
+          const ctor = (value as { constructor?: { name?: string } }).constructor?.name ?? 'object';
+          throw new InvalidJSONValueError(key, path, `an instance of ${ctor}`);
         }
         const obj: Record<string, ReadonlyJSONValue> = {};
         for (const k in value) {
           if (!Object.prototype.hasOwnProperty.call(value, k)) continue;
-          if (!isWellFormedText(k)) throw failAt(key, steps, 'a key that is not well-formed Unicode (a lone surrogate)');
-          steps.push(k);
-          const v = cloneValue(key, (value as Record<string, unknown>)[k], ancestors, steps);
-          steps.pop();
+          if (!isWellFormedText(k)) throw new InvalidJSONValueError(key, path, 'a key that is not well-formed Unicode (a lone surrogate)');
+          const v = cloneValue(key, (value as Record<string, unknown>)[k], `${path}/${k}`, ancestors);
           // A "__proto__" key must stay an own property, not become the prototype.
           if (k === '__proto__') Object.defineProperty(obj, k, { value: v, enumerable: true, writable: true, configurable: true });
           else obj[k] = v;
@@ -78,7 +65,7 @@ function cloneValue(key: string, value: unknown, ancestors: object[], steps: (st
       return out;
     }
     default:
-      throw failAt(key, steps, typeof value);
+      throw new InvalidJSONValueError(key, path, typeof value);
   }
 }
 
