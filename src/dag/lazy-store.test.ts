@@ -278,14 +278,15 @@ describe('LazyDagStore', () => {
   it('asks its scheduler for a persist after commits that move heads (the persist head, when given)', async () => {
     let asked = 0;
     const scheduler = { schedule: () => void asked++ };
-    const lazy = new LazyDagStore(new PersistentDagStore(new MemoryStore(NAME)), { scheduler });
+    const lazy = new LazyDagStore(new PersistentDagStore(new MemoryStore(NAME)));
+    lazy.schedulePersists(scheduler);
     await populate(lazy, 1);
     await lazy.withWrite((w) => w.commit());
     expect(asked).toBe(1);
 
     let mainMoves = 0;
-    const view = new LazyDagStore(new PersistentDagStore(new MemoryStore(`${NAME}-view`)), { persistHead: 'main' });
-    view.schedulePersists({ schedule: () => void mainMoves++ });
+    const view = new LazyDagStore(new PersistentDagStore(new MemoryStore(`${NAME}-view`)));
+    view.schedulePersists({ schedule: () => void mainMoves++ }, 'main');
     const moveHead = (name: string) =>
       view.withWrite(async (w) => {
         const c = w.createChunk(name, []);

@@ -28,20 +28,13 @@ import { ChunkNotFoundError, CorruptedStorageError } from './errors';
 import { newHashFactory, type CreateHash } from './hash';
 import { addDelta } from './ref-count';
 import type { Chunk, ChunkHint, DagRead, DagStore, DagWrite, Hash } from './types';
-import { withRead, withWrite } from './with-transaction';
+import { withTransaction } from './with-transaction';
 
 export interface LazyDagStoreOptions {
   /** Cap of the cache of persisted chunks, by estimated size. @default STORE_MEMORY_CACHE_BYTES */
   cacheBytes?: number;
   /** Makes the hashes of new chunks. @default newHashFactory() */
   createHash?: CreateHash;
-  /**
-   * Asked for a persist after every commit that moved a head (this head,
-   * when given). Set later with schedulePersists when the scheduler is made
-   * after the store.
-   */
-  scheduler?: { schedule(): void };
-  persistHead?: string;
   /** Heads whose targets the caller knows already (not read from the persistent store, not to be persisted). */
   knownHeads?: Readonly<Record<string, Hash>>;
 }
@@ -57,7 +50,7 @@ export class LazyDagStore implements DagStore {
   readonly #createHash: CreateHash;
   // (An object's method, not a callback: the same call target in every store of a page, see CreateHash.)
   #scheduler: { schedule(): void } | undefined;
-  readonly #persistHead: string | undefined;
+  #persistHead: string | undefined;
   readonly #cache: ChunkCache;
   /** Memory-only chunks with their memory ref counts (always above 0). */
   readonly #mem = new Map<Hash, MemoryChunk>();
@@ -73,8 +66,6 @@ export class LazyDagStore implements DagStore {
   constructor(persistent: DagStore, options: LazyDagStoreOptions = {}) {
     this.#persistent = persistent;
     this.#createHash = options.createHash ?? newHashFactory();
-    this.#scheduler = options.scheduler;
-    this.#persistHead = options.persistHead;
     this.#cache = new ChunkCache(options.cacheBytes ?? STORE_MEMORY_CACHE_BYTES);
     for (const [name, hash] of Object.entries(options.knownHeads ?? {})) this.#heads.set(name, hash);
   }
@@ -90,11 +81,11 @@ export class LazyDagStore implements DagStore {
   }
 
   withRead<R>(fn: (read: DagRead) => R | Promise<R>): Promise<R> {
-    return withRead(() => this.read(), fn);
+    return withTransaction(() => this.read(), fn);
   }
 
   withWrite<R>(fn: (write: DagWrite) => R | Promise<R>): Promise<R> {
-    return withWrite(() => this.write(), fn);
+    return withTransaction(() => this.write(), fn);
   }
 
   async close(): Promise<void> {
@@ -105,9 +96,10 @@ export class LazyDagStore implements DagStore {
     await this.#persistent.close();
   }
 
-  /** From now on, commits that move a head (the persist head, when given) ask `scheduler` for a persist. */
-  schedulePersists(scheduler: { schedule(): void }): void {
+  /** From now on, every commit that moves a head (`head`, when given) asks `scheduler` for a persist. */
+  schedulePersists(scheduler: { schedule(): void }, head?: string): void {
     this.#scheduler = scheduler;
+    this.#persistHead = head;
   }
 
   /** Memory-only chunks not yet persisted (for tests and metrics). */

@@ -13,7 +13,7 @@ import { newHashFactory, type CreateHash } from './hash';
 import { chunkDataKey, chunkRefCountKey, chunkRefsKey, headKey, metaKey } from './key-layout';
 import { addDelta, computeRefCounts } from './ref-count';
 import type { Chunk, ChunkHint, DagRead, DagStore, DagWrite, Hash } from './types';
-import { withRead, withWrite } from './with-transaction';
+import { withTransaction } from './with-transaction';
 
 export interface PersistentDagStoreOptions {
   /** Makes the hashes of new chunks. @default newHashFactory() */
@@ -71,11 +71,11 @@ export class PersistentDagStore implements DagStore {
   }
 
   withRead<R>(fn: (read: PersistentDagRead) => R | Promise<R>): Promise<R> {
-    return withRead(() => this.read(), fn);
+    return withTransaction(() => this.read(), fn);
   }
 
   withWrite<R>(fn: (write: PersistentDagWrite) => R | Promise<R>): Promise<R> {
-    return withWrite(() => this.write(), fn);
+    return withTransaction(() => this.write(), fn);
   }
 
   get closed(): boolean {

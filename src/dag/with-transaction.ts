@@ -1,21 +1,11 @@
-/** withRead/withWrite on top of read()/write(), for every DagStore. */
-import type { DagRead, DagWrite } from './types';
+/** withRead/withWrite on top of read()/write(), for every DagStore (and the kv stores' reads and writes). */
 
-export async function withRead<T extends DagRead, R>(open: () => Promise<T>, fn: (read: T) => R | Promise<R>): Promise<R> {
-  const read = await open();
+/** Runs `fn` in what `open` opens and releases it when `fn` returns or throws (a write not committed is rolled back). */
+export async function withTransaction<T extends { release(): void }, R>(open: () => Promise<T>, fn: (tx: T) => R | Promise<R>): Promise<R> {
+  const tx = await open();
   try {
-    return await fn(read);
+    return await fn(tx);
   } finally {
-    read.release();
-  }
-}
-
-/** The write is released (rolled back if not committed) when `fn` returns or throws. */
-export async function withWrite<T extends DagWrite, R>(open: () => Promise<T>, fn: (write: T) => R | Promise<R>): Promise<R> {
-  const write = await open();
-  try {
-    return await fn(write);
-  } finally {
-    write.release();
+    tx.release();
   }
 }

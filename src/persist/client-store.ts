@@ -154,8 +154,6 @@ export async function openClientStore(o: ClientStoreOptions): Promise<ClientStor
     try {
       memdag = new LazyDagStore(viewSource, {
         createHash,
-        // Only the view needs storing; the merge head is TabSync's own scratch.
-        persistHead: MAIN_HEAD,
         knownHeads: { [MAIN_HEAD]: joined.headHash },
       });
       memdag.preload(joined.preloaded);
@@ -180,7 +178,8 @@ export async function openClientStore(o: ClientStoreOptions): Promise<ClientStor
         clock: { now: o.clock },
         onError: (e) => o.logger.error('Background persist failed', e),
       });
-      memdag.schedulePersists(scheduler);
+      // Only the view needs storing; the merge head is TabSync's own scratch.
+      memdag.schedulePersists(scheduler, MAIN_HEAD);
       store = storeOver(db, memdag, scheduler);
       const logKv = await logKvOpened;
       durable = new DurableMutations(logKv, o.clientID, joined.clientGroupID, o.logger, () => scheduler?.scheduleSoon(), () => o.onLogged?.());

@@ -12,6 +12,7 @@
  * which readers skip.
  */
 import type { ReadonlyJSONValue } from '../../protocol/json';
+import { withTransaction } from '../dag/with-transaction';
 import type { KvRead, KvStore, KvWrite } from '../kv/types';
 
 export interface LoggedMutation {
@@ -62,14 +63,7 @@ function isLoggedMutation(value: unknown, clientID: string, id: number): value i
   return entry.clientID === clientID && entry.id === id && typeof entry.name === 'string' && 'args' in entry && typeof entry.timestamp === 'number';
 }
 
-async function withKvWrite<R>(kv: KvStore, fn: (w: KvWrite) => Promise<R>): Promise<R> {
-  const w = await kv.write();
-  try {
-    return await fn(w);
-  } finally {
-    w.release();
-  }
-}
+const withKvWrite = <R>(kv: KvStore, fn: (w: KvWrite) => Promise<R>): Promise<R> => withTransaction(() => kv.write(), fn);
 
 /** The log of the client that owns it: appends and trims. */
 export class OwnLog {
@@ -172,9 +166,8 @@ export class OwnLog {
 }
 
 /** Every logged client's entries (of one group when given). */
-export async function readLogs(kv: KvStore, clientGroupID?: string): Promise<ClientLog[]> {
-  const read = await kv.read();
-  try {
+export function readLogs(kv: KvStore, clientGroupID?: string): Promise<ClientLog[]> {
+  return withTransaction(() => kv.read(), async (read) => {
     const index = await readIndex(read);
     const clients = Object.entries(index).filter(([, group]) => clientGroupID === undefined || group === clientGroupID);
     const entries = await Promise.all(clients.map(([clientID]) => readEntries(read, clientID, 0)));
@@ -183,20 +176,15 @@ export async function readLogs(kv: KvStore, clientGroupID?: string): Promise<Cli
       if (entries[i] !== undefined) out.push({ clientID, clientGroupID: group, entries: entries[i] });
     });
     return out;
-  } finally {
-    read.release();
-  }
+  });
 }
 
 /** One client's entries with ids above `afterID`, when it is a client of `clientGroupID`. */
-export async function readLog(kv: KvStore, clientID: string, clientGroupID: string, afterID: number): Promise<LoggedMutation[]> {
-  const read = await kv.read();
-  try {
+export function readLog(kv: KvStore, clientID: string, clientGroupID: string, afterID: number): Promise<LoggedMutation[]> {
+  return withTransaction(() => kv.read(), async (read) => {
     if ((await readIndex(read))[clientID] !== clientGroupID) return [];
     return (await readEntries(read, clientID, afterID)) ?? [];
-  } finally {
-    read.release();
-  }
+  });
 }
 
 async function readEntries(read: KvRead, clientID: string, afterID: number): Promise<LoggedMutation[] | undefined> {
@@ -246,13 +234,7 @@ export async function trimLog(kv: KvStore, clientID: string, id: number, onSlice
 
 /** Removes a client's log and its index entry (its entries first trimmed a slice per write). */
 export async function dropLog(kv: KvStore, clientID: string): Promise<void> {
-  const read = await kv.read();
-  let logged: Bounds | undefined;
-  try {
-    logged = readBounds(await read.get(boundsKey(clientID)));
-  } finally {
-    read.release();
-  }
+  const logged = await withTransaction(() => kv.read(), async (read) => readBounds(await read.get(boundsKey(clientID))));
   if (logged !== undefined && logged.next > logged.first + TRIM_SLICE) await trimLog(kv, clientID, logged.next - 1 - TRIM_SLICE);
   return withKvWrite(kv, async (w) => {
     const index = await readIndex(w);

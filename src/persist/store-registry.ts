@@ -5,6 +5,7 @@
  * (mutation recovery). Stores of format 1 were never registered: they are
  * found by name and registered when first seen.
  */
+import { withTransaction } from '../dag/with-transaction';
 import type { KvProvider } from '../kv/provider';
 import type { KvStore } from '../kv/types';
 import { logStoreName, parseStoreName, REGISTRY_STORE_NAME } from './store-names';
@@ -36,13 +37,8 @@ function isRegisteredStore(value: unknown): value is RegisteredStore {
   );
 }
 
-async function readEntries(kv: KvStore): Promise<Map<string, RegisteredStore>> {
-  const read = await kv.read();
-  try {
-    return entriesOf(await read.get(STORES_KEY));
-  } finally {
-    read.release();
-  }
+function readEntries(kv: KvStore): Promise<Map<string, RegisteredStore>> {
+  return withTransaction(() => kv.read(), async (read) => entriesOf(await read.get(STORES_KEY)));
 }
 
 function entriesOf(value: unknown): Map<string, RegisteredStore> {
@@ -52,16 +48,13 @@ function entriesOf(value: unknown): Map<string, RegisteredStore> {
   return out;
 }
 
-async function update(kv: KvStore, change: (entries: Map<string, RegisteredStore>) => boolean): Promise<void> {
-  const write = await kv.write();
-  try {
+function update(kv: KvStore, change: (entries: Map<string, RegisteredStore>) => boolean): Promise<void> {
+  return withTransaction(() => kv.write(), async (write) => {
     const entries = entriesOf(await write.get(STORES_KEY));
     if (!change(entries)) return;
     await write.put(STORES_KEY, Object.fromEntries(entries) as never);
     await write.commit();
-  } finally {
-    write.release();
-  }
+  });
 }
 
 export class StoreRegistry {
