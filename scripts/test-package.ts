@@ -33,7 +33,7 @@ const BIN = join(ROOT, 'node_modules/.bin');
 /**
  * min+gzip of the start-up chunks of a browser app that imports Reflect; above
  * it the step fails. Issue 11's target is 32 KB. Measured on 2026-11-24:
- * 46.2 KB (150.0 KB min; 47,278 B from dist at d1f5fd7). What moved it: the
+ * 46.1 KB (149.6 KB min; 47,190 B from dist at 5816eea). What moved it: the
  * code for other client groups and stores, the presence code, the tab merge
  * and the memory stores became lazy chunks, and the generated validators were
  * rewritten smaller (about 2.3 KB off in all); the read and write paths' fast
@@ -44,8 +44,8 @@ const BIN = join(ROOT, 'node_modules/.bin');
  * of its own tag, a tuple's additionalItems, the number tests around a bound),
  * Number.isInteger for ajv's integer test, ClientRecord.tempRefreshHash as a
  * type list instead of anyOf, and a shorter depth walk of each frame
- * (json-limits) took 0.8 KB off (815 B); the write path's
- * ae43b78, 3599f86 and 48f3bcf put 0.1 KB back (103 B).
+ * (json-limits) took 0.9 KB off (901 B); the commit and write paths' changes
+ * since (b9c940e to 5816eea) put 0.1 KB back (101 B).
  * (Validating with the schemas as data instead of ajv's precompiled code would
  * save 1.4 KB but made a 1,000-operation poke's check 16× slower, and the
  * design asks for ajv's precompiled validators, so it was reverted. A
@@ -53,9 +53,9 @@ const BIN = join(ROOT, 'node_modules/.bin');
  * connection's state machine and a table of the validation messages each
  * saved min bytes but cost gzip bytes, gzip already sharing the repeats.)
  * This budget is a regression guard, not the target, until the target is met;
- * it follows the figure down to 46.3 KB (0.1 KB of room, rounded up).
+ * it follows the figure down to 46.2 KB (0.1 KB of room, rounded up).
  */
-const BUNDLE_BUDGET_BYTES = Math.ceil(46.3 * 1024);
+const BUNDLE_BUDGET_BYTES = Math.ceil(46.2 * 1024);
 /** Paths that must never be in the tarball. */
 const FORBIDDEN_IN_TARBALL = [/\.test\.[cm]?[jt]sx?$/, /^\.ci\//, /^demo\//, /^e2e\//, /^bench\//, /^src\//, /^server\//, /^conformance\//, /^codegen\//, /test-support|test-fixtures/];
 /** Packages the tarball alone must not pull into an app. */
