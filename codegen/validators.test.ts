@@ -51,6 +51,11 @@ const SAMPLES: Record<string, unknown> = {
   ClientOptionsData: { userID: 'u', roomID: 'r', socketOrigin: 'wss://x', auth: 'a', schemaVersion: '1', logLevel: 'info' },
 };
 
+/** More valid samples where one schema has branches the first sample does not reach (a discriminated union's tags). */
+const MORE_SAMPLES: Record<string, unknown[]> = {
+  PatchOperation: [{ op: 'del', key: 'k' }, { op: 'clear' }],
+};
+
 const BODIES: Record<string, string> = {
   PushBody: 'PushMessage',
   PullRequestBody: 'PullRequestMessage',
@@ -62,7 +67,7 @@ const BODIES: Record<string, string> = {
 function validSamples(name: string): fc.Arbitrary<unknown> {
   if (name in messages) return messages[name]!;
   if (name in BODIES) return messages[BODIES[name]!]!.map((message) => (message as unknown[])[1]);
-  if (name in SAMPLES) return fc.constant(SAMPLES[name]);
+  if (name in SAMPLES) return fc.constantFrom(SAMPLES[name], ...(MORE_SAMPLES[name] ?? []));
   throw new Error(`no valid sample of ${name}: add one`);
 }
 

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { FRAME_ENVELOPE_DEPTH, MAX_JSON_VALUE_DEPTH } from '../../protocol/constants';
 import { decodeDownstream } from './codec';
 import { decodeUpstream } from './server-codec';
-import { findJSONLimitViolation, isWellFormedText } from './json-limits';
+import { findJSONLimitViolation, isWellFormedText, MAX_WALKABLE_DEPTH } from './json-limits';
 
 function nested(depth: number): unknown {
   let v: unknown = 1;
@@ -36,6 +36,13 @@ describe('JSON limits', () => {
     expect(findJSONLimitViolation({ a: [1, 'x\ud83d'] })).toEqual({ path: '/a/1', problem: 'a string that is not well-formed Unicode (a lone surrogate)' });
     expect(findJSONLimitViolation({ a: { 'k\udfff': 1 } })).toEqual({ path: '/a', problem: 'a key that is not well-formed Unicode (a lone surrogate)' });
     expect(findJSONLimitViolation({ 'a/b~': ['\ud800'] })?.path).toBe('/a~1b~0/0');
+  });
+
+  it('refuses a limit too deep to walk with a RangeError instead of overflowing the stack', () => {
+    const deep = JSON.parse('['.repeat(20_000) + ']'.repeat(20_000));
+    expect(findJSONLimitViolation(nested(MAX_WALKABLE_DEPTH + 5), MAX_WALKABLE_DEPTH - 4, 4)?.problem).toBe(`a value nested deeper than ${MAX_WALKABLE_DEPTH - 4} levels`);
+    for (const limit of [MAX_WALKABLE_DEPTH + 1, 100_000, Infinity, Number.NaN]) expect(() => findJSONLimitViolation(deep, limit)).toThrow(RangeError);
+    expect(() => findJSONLimitViolation(deep, MAX_WALKABLE_DEPTH - 4, 5)).toThrow(`JSON depth limit ${MAX_WALKABLE_DEPTH + 1} > ${MAX_WALKABLE_DEPTH}`);
   });
 
   it('keeps "__proto__" keys as data', () => {

@@ -16,6 +16,9 @@ export function isWellFormedText(text: string): boolean {
 
 const NOT_WELL_FORMED_STRING = 'a string that is not well-formed Unicode (a lone surrogate)';
 
+/** The deepest limit the walk takes: it recurses once per level up to the limit. */
+export const MAX_WALKABLE_DEPTH = 1000;
+
 /** A violation found below a value: its problem, and the keys to it from there, innermost first. */
 interface Found {
   readonly problem: string;
@@ -28,9 +31,12 @@ interface Found {
  * lone surrogate); undefined when it is fine. `envelopeDepth` levels of a
  * frame around its values do not count. The walk recurses, but never deeper
  * than the limit: a value nested deeper is refused there, however deep it goes.
+ * A limit (`maxDepth + envelopeDepth`) above MAX_WALKABLE_DEPTH, or not a
+ * number, throws a RangeError.
  */
 export function findJSONLimitViolation(root: unknown, maxDepth: number = MAX_JSON_VALUE_DEPTH, envelopeDepth = 0): JSONLimitViolation | undefined {
   const limit = maxDepth + envelopeDepth;
+  if (!(limit <= MAX_WALKABLE_DEPTH)) throw new RangeError(`JSON depth limit ${limit} > ${MAX_WALKABLE_DEPTH}`);
   const visit = (value: unknown, depth: number): Found | undefined => {
     if (typeof value === 'string') return isWellFormedText(value) ? undefined : { problem: NOT_WELL_FORMED_STRING, keys: [] };
     if (typeof value !== 'object' || value === null) return undefined;
