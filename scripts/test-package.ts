@@ -45,7 +45,8 @@ const BIN = join(ROOT, 'node_modules/.bin');
  * Number.isInteger for ajv's integer test, ClientRecord.tempRefreshHash as a
  * type list instead of anyOf, and a shorter depth walk of each frame
  * (json-limits) took 0.9 KB off (901 B); the commit and write paths' changes
- * since (b9c940e to 5816eea) put 0.1 KB back (101 B).
+ * since (b9c940e to 5816eea) put 0.1 KB back (101 B); the depth walk's guard
+ * against limits too deep for its recursion (f07e863 and after) about 76 B.
  * (Validating with the schemas as data instead of ajv's precompiled code would
  * save 1.4 KB but made a 1,000-operation poke's check 16× slower, and the
  * design asks for ajv's precompiled validators, so it was reverted. A

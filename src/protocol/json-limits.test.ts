@@ -41,8 +41,8 @@ describe('JSON limits', () => {
   it('refuses a limit too deep to walk with a RangeError instead of overflowing the stack', () => {
     const deep = JSON.parse('['.repeat(20_000) + ']'.repeat(20_000));
     expect(findJSONLimitViolation(nested(MAX_WALKABLE_DEPTH + 5), MAX_WALKABLE_DEPTH - 4, 4)?.problem).toBe(`a value nested deeper than ${MAX_WALKABLE_DEPTH - 4} levels`);
-    for (const limit of [MAX_WALKABLE_DEPTH + 1, 100_000, Infinity, Number.NaN]) expect(() => findJSONLimitViolation(deep, limit)).toThrow(RangeError);
-    expect(() => findJSONLimitViolation(deep, MAX_WALKABLE_DEPTH - 4, 5)).toThrow(`JSON depth limit ${MAX_WALKABLE_DEPTH + 1} > ${MAX_WALKABLE_DEPTH}`);
+    for (const limit of [MAX_WALKABLE_DEPTH + 1, 100_000, Infinity, Number.NaN, '5', null]) expect(() => findJSONLimitViolation(deep, limit as number)).toThrow(RangeError);
+    expect(() => findJSONLimitViolation(deep, MAX_WALKABLE_DEPTH - 4, 5)).toThrow(`not a JSON depth limit: ${MAX_WALKABLE_DEPTH - 4} + 5 (numbers, ${MAX_WALKABLE_DEPTH} at most in all)`);
   });
 
   it('keeps "__proto__" keys as data', () => {

@@ -31,12 +31,12 @@ interface Found {
  * lone surrogate); undefined when it is fine. `envelopeDepth` levels of a
  * frame around its values do not count. The walk recurses, but never deeper
  * than the limit: a value nested deeper is refused there, however deep it goes.
- * A limit (`maxDepth + envelopeDepth`) above MAX_WALKABLE_DEPTH, or not a
- * number, throws a RangeError.
+ * `maxDepth` and `envelopeDepth` must be numbers adding up to at most
+ * MAX_WALKABLE_DEPTH, or it throws a RangeError.
  */
 export function findJSONLimitViolation(root: unknown, maxDepth: number = MAX_JSON_VALUE_DEPTH, envelopeDepth = 0): JSONLimitViolation | undefined {
   const limit = maxDepth + envelopeDepth;
-  if (!(limit <= MAX_WALKABLE_DEPTH)) throw new RangeError(`JSON depth limit ${limit} > ${MAX_WALKABLE_DEPTH}`);
+  if (typeof maxDepth != 'number' || typeof envelopeDepth != 'number' || !(limit <= MAX_WALKABLE_DEPTH)) throw new RangeError(`not a JSON depth limit: ${maxDepth} + ${envelopeDepth} (numbers, ${MAX_WALKABLE_DEPTH} at most in all)`);
   const visit = (value: unknown, depth: number): Found | undefined => {
     if (typeof value === 'string') return isWellFormedText(value) ? undefined : { problem: NOT_WELL_FORMED_STRING, keys: [] };
     if (typeof value !== 'object' || value === null) return undefined;
