@@ -182,7 +182,7 @@ export async function openClientStore(o: ClientStoreOptions): Promise<ClientStor
       memdag.schedulePersists(scheduler, MAIN_HEAD);
       store = storeOver(db, memdag, scheduler);
       const logKv = await logKvOpened;
-      durable = new DurableMutations(logKv, o.clientID, joined.clientGroupID, o.logger, () => scheduler?.scheduleSoon(), () => o.onLogged?.());
+      durable = new DurableMutations(logKv, o.clientID, joined.clientGroupID, o.logger, () => o.onLogged?.());
       // What a closed or crashed tab of the group left in its log is in the view before anything reads it.
       await durable.start(store, logsRead);
       o.onReadable?.(store);

@@ -10,9 +10,6 @@ import type { KvStore } from '../kv/types';
 import type { PendingMutation } from '../sync/server-update';
 import { OwnLog, readLog, readLogs, trimLog, type ClientLog, type LoggedMutation } from './mutation-log';
 
-/** A persist is forced after this many log entries, so the log stays short even without a server. */
-export const MAX_LOG_ENTRIES_BEFORE_CHECKPOINT = 200;
-
 export interface DurabilityLogger {
   error(message: string, ...details: unknown[]): void;
   info(message: string, ...details: unknown[]): void;
@@ -25,32 +22,25 @@ export class DurableMutations {
   readonly #clientID: string;
   readonly #clientGroupID: string;
   readonly #logger: DurabilityLogger;
-  readonly #checkpoint: () => void;
   readonly #onLogged: () => void;
   #store: Store | undefined;
   /** Other clients of the group whose logs were read at start: trimmed after the first persist. */
   readonly #others = new Set<string>();
-  #sinceCheckpoint = 0;
   #lastAppended: Promise<void> = Promise.resolve();
 
   /**
    * `kv` holds the logs: best a store of its own, so appends never wait behind
-   * a persist. `checkpoint` asks for a persist (after which `stored` is called).
+   * a persist. The log asks for no persist of its own: every commit already asks
+   * for the regular one (after which `stored` trims the log), and a persist run
+   * at once after a burst of mutations only held the opens of other tabs behind
+   * its long write (a tab opened then reads the log instead).
    */
-  constructor(
-    kv: KvStore,
-    clientID: string,
-    clientGroupID: string,
-    logger: DurabilityLogger,
-    checkpoint: () => void,
-    onLogged: () => void = () => {},
-  ) {
+  constructor(kv: KvStore, clientID: string, clientGroupID: string, logger: DurabilityLogger, onLogged: () => void = () => {}) {
     this.#kv = kv;
     this.#own = new OwnLog(kv, clientID, clientGroupID);
     this.#clientID = clientID;
     this.#clientGroupID = clientGroupID;
     this.#logger = logger;
-    this.#checkpoint = checkpoint;
     this.#onLogged = onLogged;
   }
 
@@ -86,10 +76,6 @@ export class DurableMutations {
     if (this.#store === undefined || mutation.clientID !== this.#clientID) return;
     this.#lastAppended = this.#own.append(mutation);
     this.#lastAppended.then(this.#onLogged, (error: unknown) => this.#logger.error('Could not log a mutation', error));
-    if (++this.#sinceCheckpoint >= MAX_LOG_ENTRIES_BEFORE_CHECKPOINT) {
-      this.#sinceCheckpoint = 0;
-      this.#checkpoint();
-    }
   }
 
   /**
