@@ -185,6 +185,25 @@ describe('tabs of one client group', () => {
     expect(pendingOf(c)).toEqual(pendingOf(a));
   });
 
+  it('a tab that closes with nothing of its own reads none of the chain another tab stored meanwhile, and leaves the group head as it was', async () => {
+    const provider = new CountingProvider(`close-idle-${Math.random()}`);
+    tabs = new Tabs({ frozen: true, provider });
+    const a = await tabs.open();
+    const b = await tabs.open();
+    const burst = 300;
+    for (let i = 0; i < burst; i++) await a.client.store.mutate('increment', { key: 'n' });
+    expect(await a.client.sync()).toBe('synced');
+    const group = await groupRecord(tabs, a.client.clientGroupID);
+    const before = provider.chunkReads;
+    await tabs.close(b);
+    // Before, the close described the moved group head: a read per stored commit.
+    expect(provider.chunkReads - before).toBeLessThan(10);
+    expect(await groupRecord(tabs, a.client.clientGroupID)).toEqual(group);
+    const c = await tabs.open();
+    expect(await valueOf(c, 'n')).toBe(burst);
+    expect(pendingOf(c)).toHaveLength(burst);
+  });
+
   for (const [after, server] of [[0, false], [1, false], [0, true], [1, true]] as const) {
     it(`a merge over stored commits (${after} new mutation(s), ${server ? 'the other tab on a newer server state' : 'one server state'}) leaves the view's pending mutations as its chain stores them, each once`, async () => {
       tabs = new Tabs({ frozen: true, storeSliceCommits: 2 });

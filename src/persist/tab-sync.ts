@@ -148,6 +148,9 @@ export class TabSync {
 
   async #syncNow(): Promise<SyncResult> {
     const { db } = this.#o;
+    // A closed view that is still the group head it last merged (or joined) holds nothing the store lacks: its
+    // last store would only describe whatever head other tabs made meanwhile (a read per commit) to leave it as is.
+    if (db.isClosed && db.headCommit.hash === (this.#merged?.hash ?? this.#o.startHead)) return 'synced';
     this.#merged ??= await this.#describe(this.#o.startHead);
     for (let attempt = 0; attempt < MAX_SYNC_ATTEMPTS; attempt++) {
       const merged = this.#merged;
