@@ -6,7 +6,7 @@ import type { DagRead, Hash } from '../dag/types';
 import type { KvRead, KvStore } from '../kv/types';
 import { readCommit } from '../db/commit';
 import { readChainOf } from '../db/merge-chains';
-import { readClient, readGroup } from './records';
+import { readClient, readGroup, writeClient } from './records';
 import { Tabs, valueOf, type Tab } from './testing/tabs';
 
 let tabs: Tabs;
@@ -202,6 +202,27 @@ describe('tabs of one client group', () => {
     const c = await tabs.open();
     expect(await valueOf(c, 'n')).toBe(burst);
     expect(pendingOf(c)).toHaveLength(burst);
+  });
+
+  it('a tab that closes with nothing of its own still lets go of what its refresh head held (a refresh or a release cut short)', async () => {
+    tabs = new Tabs({ frozen: true });
+    const a = await tabs.open();
+    const b = await tabs.open();
+    for (let i = 0; i < 5; i++) await a.client.store.mutate('increment', { key: 'n' });
+    expect(await a.client.sync()).toBe('synced');
+    const perdag = new PersistentDagStore(await tabs.dataKv());
+    const { headHash } = (await groupRecord(tabs, a.client.clientGroupID))!;
+    // As a refresh that failed after protecting the group head leaves b's record.
+    await perdag.withWrite(async (w) => {
+      const client = (await readClient(w, b.id))!;
+      await writeClient(w, b.id, { ...client, tempRefreshHash: headHash }, client);
+      await w.commit();
+    });
+    await tabs.close(b);
+    await perdag.withRead(async (r) => {
+      expect((await readClient(r, b.id))?.tempRefreshHash).toBeNull();
+      await expectConsistent(r, await headsOf(r, [a.id, b.id], a.client.clientGroupID));
+    });
   });
 
   for (const [after, server] of [[0, false], [1, false], [0, true], [1, true]] as const) {
