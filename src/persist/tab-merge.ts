@@ -32,6 +32,25 @@ export async function protectGroupHead(kit: TabMergeKit, o: TabSyncOptions): Pro
   });
 }
 
+/**
+ * The last sync of a closed view that adds nothing to the group head: it only
+ * lets go of what the client's refresh head still holds (a refresh or a
+ * release in slices cut short), which would otherwise stay until the client
+ * is collected.
+ */
+export async function closeUnchanged(kit: TabMergeKit, o: TabSyncOptions): Promise<'synced' | 'client-state-not-found'> {
+  const { clientID, clientGroupID } = o;
+  return o.perdag.withWrite(async (w) => {
+    const [client, group] = await Promise.all([kit.readClient(w, clientID), kit.readGroup(w, clientGroupID)]);
+    if (client === undefined || group === undefined || group.disabled) return 'client-state-not-found';
+    if (client.tempRefreshHash !== null) {
+      await kit.writeClient(w, clientID, { ...client, tempRefreshHash: null }, client);
+      await w.commit();
+    }
+    return 'synced';
+  });
+}
+
 /** Merges the group head `head` (protected) into the view. */
 export async function refresh(kit: TabMergeKit, o: TabSyncOptions, head: Hash, gatherBytes: number): Promise<void> {
   const { db, memdag } = o;

@@ -148,9 +148,6 @@ export class TabSync {
 
   async #syncNow(): Promise<SyncResult> {
     const { db } = this.#o;
-    // A closed view that is still the group head it last merged (or joined) holds nothing the store lacks: its
-    // last store would only describe whatever head other tabs made meanwhile (a read per commit) to leave it as is.
-    if (db.isClosed && db.headCommit.hash === (this.#merged?.hash ?? this.#o.startHead)) return this.#closeUnchanged();
     this.#merged ??= await this.#describe(this.#o.startHead);
     for (let attempt = 0; attempt < MAX_SYNC_ATTEMPTS; attempt++) {
       const merged = this.#merged;
@@ -161,6 +158,9 @@ export class TabSync {
       }
       // The group head moved since this view merged it (another tab): what follows runs only then.
       const merge = await loadTabMerge();
+      // A closed view still at the group head it merged holds nothing the store lacks: storing it would only
+      // describe the head other tabs made meanwhile (a read per commit) to leave that head as it is.
+      if (db.isClosed && db.headCommit.hash === merged.hash) return merge.closeUnchanged(tabMergeKit, this.#o);
       const seen = await merge.protectGroupHead(tabMergeKit, this.#o);
       if (seen === 'client-state-not-found') return seen;
       // A closed view takes nothing in any more (its final store still merges into the group).
@@ -169,24 +169,6 @@ export class TabSync {
       if (result !== 'conflict') return result;
     }
     return 'busy';
-  }
-
-  /**
-   * The last sync of a closed view that adds nothing: it only lets go of what
-   * the client's refresh head still holds (a refresh or a release in slices
-   * cut short), which would otherwise stay until the client is collected.
-   */
-  #closeUnchanged(): Promise<SyncResult> {
-    const { clientID, clientGroupID } = this.#o;
-    return this.#o.perdag.withWrite(async (w) => {
-      const [client, group] = await Promise.all([readClient(w, clientID), readGroup(w, clientGroupID)]);
-      if (client === undefined || group === undefined || group.disabled) return 'client-state-not-found';
-      if (client.tempRefreshHash !== null) {
-        await writeClient(w, clientID, { ...client, tempRefreshHash: null }, client);
-        await w.commit();
-      }
-      return 'synced';
-    });
   }
 
   /** Stores the view and moves the group head from `group` (protected) to the merge of both. */
