@@ -19,17 +19,8 @@ import type { TabMergeKit, TabSyncOptions } from './tab-sync';
 export const MERGE_HEAD = 'merge';
 
 /** Marks the group's current head as being read by this client; returns it. */
-export async function protectGroupHead(kit: TabMergeKit, o: TabSyncOptions): Promise<Hash | 'client-state-not-found'> {
-  const { clientID, clientGroupID } = o;
-  return o.perdag.withWrite(async (w) => {
-    const [client, group] = await Promise.all([kit.readClient(w, clientID), kit.readGroup(w, clientGroupID)]);
-    if (client === undefined || group === undefined || group.disabled) return 'client-state-not-found';
-    if (client.tempRefreshHash !== group.headHash) {
-      await kit.writeClient(w, clientID, { ...client, tempRefreshHash: group.headHash }, client);
-      await w.commit();
-    }
-    return group.headHash;
-  });
+export function protectGroupHead(kit: TabMergeKit, o: TabSyncOptions): Promise<Hash | 'client-state-not-found'> {
+  return holdInRefreshHead(kit, o, (groupHead) => groupHead);
 }
 
 /**
@@ -39,15 +30,21 @@ export async function protectGroupHead(kit: TabMergeKit, o: TabSyncOptions): Pro
  * is collected.
  */
 export async function closeUnchanged(kit: TabMergeKit, o: TabSyncOptions): Promise<'synced' | 'client-state-not-found'> {
+  return (await holdInRefreshHead(kit, o, () => null)) === 'client-state-not-found' ? 'client-state-not-found' : 'synced';
+}
+
+/** Sets the client's refresh head to what `held` picks, given the group's head (written only if it changes); returns the group's head. */
+function holdInRefreshHead(kit: TabMergeKit, o: TabSyncOptions, held: (groupHead: Hash) => Hash | null): Promise<Hash | 'client-state-not-found'> {
   const { clientID, clientGroupID } = o;
   return o.perdag.withWrite(async (w) => {
     const [client, group] = await Promise.all([kit.readClient(w, clientID), kit.readGroup(w, clientGroupID)]);
     if (client === undefined || group === undefined || group.disabled) return 'client-state-not-found';
-    if (client.tempRefreshHash !== null) {
-      await kit.writeClient(w, clientID, { ...client, tempRefreshHash: null }, client);
+    const tempRefreshHash = held(group.headHash);
+    if (client.tempRefreshHash !== tempRefreshHash) {
+      await kit.writeClient(w, clientID, { ...client, tempRefreshHash }, client);
       await w.commit();
     }
-    return 'synced';
+    return group.headHash;
   });
 }
 
