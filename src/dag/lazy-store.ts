@@ -27,6 +27,7 @@ import { estimateChunkSize } from './chunk-size';
 import { ChunkNotFoundError, CorruptedStorageError } from './errors';
 import { newHashFactory, type CreateHash } from './hash';
 import { addDelta } from './ref-count';
+import type { PersistScheduler } from './persist-scheduler';
 import type { Chunk, ChunkHint, DagRead, DagStore, DagWrite, Hash } from './types';
 import { withTransaction } from './with-transaction';
 
@@ -39,6 +40,9 @@ export interface LazyDagStoreOptions {
   knownHeads?: Readonly<Record<string, Hash>>;
 }
 
+/** What a store asks of its persist scheduler. */
+type PersistRequests = Pick<PersistScheduler, 'schedule'>;
+
 interface MemoryChunk {
   chunk: Chunk;
   count: number;
@@ -49,7 +53,7 @@ export class LazyDagStore implements DagStore {
   readonly #lock = new RWLock();
   readonly #createHash: CreateHash;
   // (An object's method, not a callback: the same call target in every store of a page, see CreateHash.)
-  #scheduler: { schedule(): void } | undefined;
+  #scheduler: PersistRequests | undefined;
   #persistHead: string | undefined;
   readonly #cache: ChunkCache;
   /** Memory-only chunks with their memory ref counts (always above 0). */
@@ -97,7 +101,7 @@ export class LazyDagStore implements DagStore {
   }
 
   /** From now on, every commit that moves a head (`head`, when given) asks `scheduler` for a persist. */
-  schedulePersists(scheduler: { schedule(): void }, head?: string): void {
+  schedulePersists(scheduler: PersistRequests, head?: string): void {
     this.#scheduler = scheduler;
     this.#persistHead = head;
   }
