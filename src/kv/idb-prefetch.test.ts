@@ -2,19 +2,10 @@
 import 'fake-indexeddb/auto';
 import { IDBFactory } from 'fake-indexeddb';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { objectStoresWithoutGetAllRecords } from './idb-records.testing';
 import { openStore } from './idb-store';
 
 afterEach(() => vi.restoreAllMocks());
-
-/** Object stores without getAllRecords (Firefox, Safari, Chromium < 141, an older shim), while the global prototype still has it. */
-function objectStoresWithoutGetAllRecords(): void {
-  const objectStore = IDBTransaction.prototype.objectStore;
-  vi.spyOn(IDBTransaction.prototype, 'objectStore').mockImplementation(function (this: IDBTransaction, name: string) {
-    const os = objectStore.call(this, name);
-    Object.defineProperty(os, 'getAllRecords', { value: undefined });
-    return os;
-  });
-}
 
 describe('prefetch', () => {
   it('asks for keys and values apart where the object store has no getAllRecords, and later gets ask nothing', async () => {

@@ -395,19 +395,11 @@ class IDBWrite extends IDBRead implements KvWrite {
     const range = IDBKeyRange.bound(prefix, `${prefix}\uffff`);
     let keys: readonly IDBValidKey[];
     let values: readonly ReadonlyJSONValue[];
-    if (this.store.getAllRecords !== false) {
-      // One request for keys and values where this database has it (asked of the object store itself: a given idbFactory may lack it where the browser's has it), not two.
-      const answer: unknown[] = await this.request((os): IDBRequest =>
-        (this.store.getAllRecords = hasGetAllRecords(os)) ? os.getAllRecords({ query: range }) : os.getAllKeys(range),
-      );
-      if (this.store.getAllRecords) {
-        const records = answer as { readonly key: IDBValidKey; readonly value: ReadonlyJSONValue }[];
-        keys = records.map((r) => r.key);
-        values = records.map((r) => r.value);
-      } else {
-        keys = answer as IDBValidKey[];
-        values = await this.request((os) => os.getAll(range) as IDBRequest<ReadonlyJSONValue[]>);
-      }
+    if (this.#hasGetAllRecords()) {
+      // One request for keys and values where this database has it, not two.
+      const records = await this.request((os) => (os as RecordsObjectStore).getAllRecords({ query: range }));
+      keys = records.map((r) => r.key);
+      values = records.map((r) => r.value);
     } else {
       [keys, values] = await Promise.all([
         this.request((os) => os.getAllKeys(range)),
@@ -420,6 +412,11 @@ class IDBWrite extends IDBRead implements KvWrite {
       // A key read (or being read) already keeps that read.
       if (typeof key === 'string' && !this.#read.has(key)) this.#read.set(key, Promise.resolve(values[i]));
     }
+  }
+
+  /** Asked of an object store itself, once per database: a given idbFactory may lack it where the browser's has it. */
+  #hasGetAllRecords(): boolean {
+    return (this.store.getAllRecords ??= this.withObjectStore(hasGetAllRecords));
   }
 
   knownAbsent(keys: readonly string[]): void {

@@ -12,6 +12,7 @@ import { IDBKvProvider } from '../kv/idb-provider';
 import { MemoryKvProvider } from '../kv/memory-provider';
 import { openClientStore } from './client-store';
 import { CHAIN_HINT_COMMITS_MAX, HINT_FIRST_READ_MAX, localStorageChainHint, readGroupChain, type ChainHint, type HintedChain } from './group-chain';
+import { objectStoresWithoutGetAllRecords } from '../kv/idb-records.testing';
 import { MapStorage } from './chain-hint.testing';
 import { Tabs } from './testing/tabs';
 
@@ -42,17 +43,19 @@ function memoryHint(chain: HintedChain | undefined): ChainHint & { saved: (Hinte
  * write placed (the join's commit): a round is the requests asked before an
  * answer came.
  */
-function countJoinRounds(): { rounds(): number; readsAfter(): number } {
+function countJoinRounds(): { rounds(): number; readsAfter(): number; asked: Record<string, number> } {
   const events: ('ask' | 'answer')[] = [];
+  const asked: Record<string, number> = {};
   let writing = false;
   let readsAfter = 0;
-  for (const method of ['get', 'getAll', 'getAllKeys'] as const) {
-    const original = IDBObjectStore.prototype[method] as (...args: unknown[]) => IDBRequest;
-    vi.spyOn(IDBObjectStore.prototype, method).mockImplementation(function (this: IDBObjectStore, ...args: unknown[]) {
+  for (const method of ['get', 'getAll', 'getAllKeys', 'getAllRecords'] as const) {
+    const original = (IDBObjectStore.prototype as unknown as Record<string, (...args: unknown[]) => IDBRequest>)[method]!;
+    vi.spyOn(IDBObjectStore.prototype as unknown as Record<string, () => IDBRequest>, method).mockImplementation(function (this: IDBObjectStore, ...args: unknown[]) {
       const request = original.apply(this, args);
       if (writing && this.transaction.db.name === DATA) readsAfter++;
       if (!writing && this.transaction.mode === 'readwrite' && this.transaction.db.name === DATA) {
         events.push('ask');
+        asked[method] = (asked[method] ?? 0) + 1;
         request.addEventListener('success', () => void (writing || events.push('answer')));
       }
       return request;
@@ -63,7 +66,7 @@ function countJoinRounds(): { rounds(): number; readsAfter(): number } {
     if (this.transaction.db.name === DATA) writing = true;
     return put.apply(this, args);
   });
-  return { rounds: () => events.filter((e, i) => e === 'ask' && events[i - 1] !== 'ask').length, readsAfter: () => readsAfter };
+  return { rounds: () => events.filter((e, i) => e === 'ask' && events[i - 1] !== 'ask').length, readsAfter: () => readsAfter, asked };
 }
 
 afterEach(() => {
@@ -137,6 +140,24 @@ describe('start-up hint', () => {
     expect(second.saved).toEqual([]);
     // Another first read reads what it needs (the hint's nodes are in memory, not in its way).
     expect(await b.store.query((tx) => tx.get(key(0)))).toMatchObject({ i: 0 });
+    await b.close();
+  });
+
+  it("where object stores lack getAllRecords (Firefox, Safari), a right hint still reads in one round: the records' keys and values are asked together", async () => {
+    const tabs = await storedStore();
+    const hint = memoryHint(undefined);
+    const a = await openReader(tabs, 'a', hint);
+    expect(await a.store.query((tx) => tx.get(key(2999)))).toMatchObject({ i: 2999 });
+    await a.firstRead;
+    await a.close();
+    vi.restoreAllMocks();
+    objectStoresWithoutGetAllRecords();
+    const counted = countJoinRounds();
+    const b = await openReader(tabs, 'b', memoryHint(hint.saved[0]));
+    expect(await b.store.query((tx) => tx.get(key(2999)))).toMatchObject({ i: 2999 });
+    expect(counted.rounds()).toBe(1);
+    // The group records and the chain records: each prefix once for its keys and once for its values.
+    expect([counted.asked.getAllKeys, counted.asked.getAll, counted.asked.getAllRecords]).toEqual([2, 2, undefined]);
     await b.close();
   });
 
