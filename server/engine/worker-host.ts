@@ -22,7 +22,7 @@ import { SpareCoreWatch } from './spare-cpu';
 import { Outbox } from './outbox';
 import { BOARD_MUTATION, BOARD_PUSH, BOARD_ROOM, BOARD_RUNNING, BOARD_SEQ, BOARD_SLOTS } from './mutation-guard';
 import { ANSWER_WINDOW_MS, AnswerWindows, LatencyEstimate, WakeGate, type Outstanding, type SpinWaitStats } from './spin-wait';
-import { WAKE, type WorkerRequest, type WorkerResponse, type WorkerSetup } from './worker-protocol';
+import { isBatchResultWire, unwireBatchResult, WAKE, wireBatchRequest, type BatchRequestWire, type BatchResultWire, type WorkerRequest, type WorkerResponse, type WorkerSetup } from './worker-protocol';
 
 /** Looks per mutator timeout: a mutation seen running at this many looks in a row is stuck. */
 export const WATCHDOG_LOOKS_PER_TIMEOUT = 4;
@@ -63,7 +63,7 @@ class Slot {
   readonly rooms = new Set<string>();
   readonly pending = new Map<number, Pending>();
   readonly worker: Worker;
-  readonly outbox: Outbox<WorkerRequest>;
+  readonly outbox: Outbox<WorkerRequest | BatchRequestWire>;
   readonly ready: Promise<void>;
   lastSeq = -1;
   strikes = 0;
@@ -76,9 +76,9 @@ class Slot {
     });
     this.outbox = new Outbox((requests) => this.worker.postMessage(requests));
     this.ready = new Promise((resolve, reject) => {
-      this.worker.on('message', (r: WorkerResponse[] | { ready: true }) => {
+      this.worker.on('message', (r: (WorkerResponse | BatchResultWire)[] | { ready: true }) => {
         if (Array.isArray(r)) {
-          for (const response of r) onMessage(this, response);
+          for (const response of r) onMessage(this, isBatchResultWire(response) ? { ok: true, ...unwireBatchResult(response) } : response);
           return;
         }
         this.started = true;
@@ -254,7 +254,7 @@ export class WorkerEngineHost implements EngineHost {
       // Turns only for an answer likely within the window (a worker whose answers take longer is waited for asleep).
       const turnedFor = slot.latency.answersWithinWindow && this.hasSpareCore() ? { sentAt, estimate: slot.latency, answered: false } : undefined;
       slot.pending.set(id, { roomID, op: request.op, turnedFor, sentAt, resolve, reject });
-      slot.outbox.send({ ...request, id } as WorkerRequest);
+      slot.outbox.send(request.op === 'batch' ? wireBatchRequest(id, request.roomID, request.request) : ({ ...request, id } as WorkerRequest));
       slot.wakes.requested(sentAt);
       if (turnedFor !== undefined) {
         this.windows.sent(turnedFor);

@@ -9,7 +9,8 @@ import { HotLoop } from './hot-loop';
 import { Outbox } from './outbox';
 import { realPaceClock, ThreadPace } from './pacer';
 import { WAKE_WINDOW_MS } from './spin-wait';
-import { WAKE, type WorkerRequest, type WorkerResponse, type WorkerSetup } from './worker-protocol';
+import { isBatchRequestWire, unwireBatchRequest, WAKE, wireBatchResult, type BatchRequestWire, type BatchResultWire, type WorkerRequest, type WorkerResponse, type WorkerSetup } from './worker-protocol';
+import type { BatchResult } from './engine-types';
 
 const setup = workerData as WorkerSetup;
 const board = new Int32Array(setup.board);
@@ -51,15 +52,16 @@ async function answer(r: WorkerRequest): Promise<unknown> {
 }
 
 const port = parentPort!;
-const outbox = new Outbox<WorkerResponse>((responses) => port.postMessage(responses));
+const outbox = new Outbox<WorkerResponse | BatchResultWire>((responses) => port.postMessage(responses));
 const turned = new Float64Array(setup.turned);
 const due = new HotLoop(undefined, (ms) => (turned[0] = ms));
-port.on('message', (requests: WorkerRequest[] | typeof WAKE) => {
+port.on('message', (requests: (WorkerRequest | BatchRequestWire)[] | typeof WAKE) => {
   if (requests === WAKE) return due.keep(WAKE_WINDOW_MS);
   due.stop();
-  for (const r of requests) {
+  for (const m of requests) {
+    const r = isBatchRequestWire(m) ? unwireBatchRequest(m) : m;
     answer(r).then(
-      (value) => outbox.send({ id: r.id, ok: true, value }),
+      (value) => outbox.send(r.op === 'batch' ? wireBatchResult(r.id, value as BatchResult) : { id: r.id, ok: true, value }),
       (error: unknown) => {
         const e = error instanceof Error ? error : new Error(String(error));
         outbox.send({ id: r.id, ok: false, error: { name: e.name, message: e.message, lost: error instanceof EngineLostError } });

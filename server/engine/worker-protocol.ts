@@ -1,6 +1,9 @@
 import type { PushBody } from '../../src/protocol';
-import type { RoomChanges, StoredRoom } from '../storage/types';
-import type { BatchRequest, ClientBinding, ConnectRequest, HostBatchRequest } from './engine-types';
+import type { AuthData } from '../auth/auth';
+import type { PresenceChange } from '../presence/presence-change';
+import type { BatchCommit, RoomChanges, StoredClient, StoredEntry, StoredRoom } from '../storage/types';
+import type { BatchRequest, BatchResult, ClientBinding, ConnectRequest, HostBatchRequest, HostPush } from './engine-types';
+import { ownRecord, setOwn } from './own-record';
 
 /** What a worker needs to run rooms. */
 export interface WorkerSetup {
@@ -52,3 +55,123 @@ export const WAKE = 'wake';
 export type WorkerResponse =
   | { readonly id: number; readonly ok: true; readonly value: unknown }
   | { readonly id: number; readonly ok: false; readonly error: { readonly name: string; readonly message: string; readonly lost: boolean } };
+
+/**
+ * A batch request and its result, the messages of every push, cross between
+ * threads as flat arrays of strings, numbers and the few objects they carry
+ * (auth, presence changes, refusals): a structured clone pays per object and
+ * per property on both threads, and a batch's nested request and result are
+ * most of what it clones (one push: ~5 µs less per round trip, measured back
+ * to back between two threads). Every other message goes as it is.
+ */
+const BATCH_REQUEST = 'batch';
+const BATCH_RESULT = 'batch-result';
+
+/** A batch request on the wire: tag, id, roomID, timed-out places (push, mutation pairs), presence or 0, then conn, auth, frame or body per push. */
+export type BatchRequestWire = readonly [typeof BATCH_REQUEST, number, string, readonly number[], readonly PresenceChange[] | 0, ...(number | AuthData | string | PushBody)[]];
+
+/**
+ * A batch result on the wire: tag, id, mutations, failedCount, patchJSON,
+ * the commit's [baseVersion, version, tombstoneHorizon or null, presenceOnly 1/0]
+ * or 0, its entries as key, json or null, version; its clients as clientID,
+ * clientGroupID, lastMutationID, userID or null; changesByGroup as group,
+ * client, id; then the refusals and the failed mutations (0 when none).
+ */
+export type BatchResultWire = readonly [
+  typeof BATCH_RESULT,
+  number,
+  number,
+  number,
+  string,
+  readonly [number, number, number | null, 0 | 1] | 0,
+  readonly (string | number | null)[],
+  readonly (string | number | null)[],
+  readonly (string | number)[],
+  BatchResult['failures'] | 0,
+  BatchResult['failed'] | 0,
+];
+
+export function isBatchRequestWire(m: unknown): m is BatchRequestWire {
+  return Array.isArray(m) && m[0] === BATCH_REQUEST;
+}
+
+export function isBatchResultWire(m: unknown): m is BatchResultWire {
+  return Array.isArray(m) && m[0] === BATCH_RESULT;
+}
+
+export function wireBatchRequest(id: number, roomID: string, request: HostBatchRequest): BatchRequestWire {
+  const timedOut: number[] = [];
+  for (const t of request.timedOut) timedOut.push(t.push, t.mutation);
+  const wire: [typeof BATCH_REQUEST, number, string, number[], readonly PresenceChange[] | 0, ...(number | AuthData | string | PushBody)[]] = [BATCH_REQUEST, id, roomID, timedOut, request.presence ?? 0];
+  for (const p of request.pushes) wire.push(p.conn, p.auth, 'frame' in p ? p.frame : p.push);
+  return wire;
+}
+
+export function unwireBatchRequest(wire: BatchRequestWire): Extract<WorkerRequest, { op: 'batch' }> {
+  const [, id, roomID, flatTimedOut, presence] = wire;
+  const timedOut: { push: number; mutation: number }[] = [];
+  for (let i = 0; i < flatTimedOut.length; i += 2) timedOut.push({ push: flatTimedOut[i]!, mutation: flatTimedOut[i + 1]! });
+  const pushes: HostPush[] = [];
+  for (let i = 5; i < wire.length; i += 3) {
+    const conn = wire[i] as number;
+    const auth = wire[i + 1] as AuthData;
+    const item = wire[i + 2] as string | PushBody;
+    pushes.push(typeof item === 'string' ? { conn, auth, frame: item } : { conn, auth, push: item });
+  }
+  return { id, op: 'batch', roomID, request: presence === 0 ? { pushes, timedOut } : { pushes, timedOut, presence } };
+}
+
+export function wireBatchResult(id: number, result: BatchResult): BatchResultWire {
+  const c = result.commit;
+  const entries: (string | number | null)[] = [];
+  const clients: (string | number | null)[] = [];
+  const groups: (string | number)[] = [];
+  if (c !== undefined) {
+    for (const e of c.entries) entries.push(e.key, e.json ?? null, e.version);
+    for (const cl of c.clients) clients.push(cl.clientID, cl.clientGroupID, cl.lastMutationID, cl.userID ?? null);
+  }
+  for (const group of Object.keys(result.changesByGroup)) {
+    const ids = result.changesByGroup[group]!;
+    for (const client of Object.keys(ids)) groups.push(group, client, ids[client]!);
+  }
+  const head = c === undefined ? 0 : ([c.baseVersion, c.version, c.tombstoneHorizon ?? null, c.presenceOnly === true ? 1 : 0] as const);
+  return [
+    BATCH_RESULT,
+    id,
+    result.mutations,
+    result.failedCount,
+    result.patchJSON,
+    head,
+    entries,
+    clients,
+    groups,
+    result.failures.length === 0 ? 0 : result.failures,
+    result.failed.length === 0 ? 0 : result.failed,
+  ];
+}
+
+export function unwireBatchResult(wire: BatchResultWire): { readonly id: number; readonly value: BatchResult } {
+  const [, id, mutations, failedCount, patchJSON, head, flatEntries, flatClients, groups, failures, failed] = wire;
+  let commit: BatchCommit | undefined;
+  if (head !== 0) {
+    const entries: StoredEntry[] = [];
+    for (let i = 0; i < flatEntries.length; i += 3) entries.push({ key: flatEntries[i] as string, json: (flatEntries[i + 1] as string | null) ?? undefined, version: flatEntries[i + 2] as number });
+    const clients: StoredClient[] = [];
+    for (let i = 0; i < flatClients.length; i += 4) {
+      const [clientID, clientGroupID, lastMutationID, userID] = [flatClients[i] as string, flatClients[i + 1] as string, flatClients[i + 2] as number, flatClients[i + 3] as string | null];
+      clients.push(userID === null ? { clientID, clientGroupID, lastMutationID } : { clientID, clientGroupID, lastMutationID, userID });
+    }
+    const [baseVersion, version, tombstoneHorizon, presenceOnly] = head;
+    commit = {
+      baseVersion,
+      version,
+      entries,
+      clients,
+      ...(tombstoneHorizon === null ? {} : { tombstoneHorizon }),
+      ...(presenceOnly === 1 ? { presenceOnly: true } : {}),
+    };
+  }
+  const changesByGroup: Record<string, Record<string, number>> = {};
+  for (let i = 0; i < groups.length; i += 3) setOwn(ownRecord(changesByGroup, groups[i] as string), groups[i + 1] as string, groups[i + 2] as number);
+  return { id, value: { failures: failures === 0 ? [] : failures, commit, patchJSON, changesByGroup, mutations, failedCount, failed: failed === 0 ? [] : failed } };
+}
