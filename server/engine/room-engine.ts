@@ -237,7 +237,8 @@ export class RoomEngine {
         await this.runMutation(m, auth, place, run);
       }
       run.changed.set(m.clientID, { clientGroupID: push.clientGroupID, lastMutationID: m.id, userID: auth.userID });
-      await this.pacer.check();
+      const slice = this.pacer.check();
+      if (slice !== undefined) await slice;
     }
     return undefined;
   }
