@@ -121,6 +121,23 @@ export function unwireBatchRequest(wire: BatchRequestWire): Extract<WorkerReques
   return { id, op: 'batch', roomID, request: presence === 0 ? { pushes, timedOut } : { pushes, timedOut, presence } };
 }
 
+/**
+ * Every field of a batch result and of its commit, as the wire below carries it: a field added to
+ * BatchResult, BatchCommit, StoredEntry or StoredClient fails to compile here until the wire carries it too.
+ */
+const CARRIED: {
+  readonly result: Record<keyof BatchResult, true>;
+  readonly commit: Record<keyof BatchCommit, true>;
+  readonly entry: Record<keyof StoredEntry, true>;
+  readonly client: Record<keyof StoredClient, true>;
+} = {
+  result: { failures: true, commit: true, patchJSON: true, changesByGroup: true, mutations: true, failedCount: true, failed: true },
+  commit: { baseVersion: true, version: true, entries: true, clients: true, tombstoneHorizon: true, presenceOnly: true },
+  entry: { key: true, json: true, version: true },
+  client: { clientID: true, clientGroupID: true, lastMutationID: true, userID: true },
+};
+void CARRIED;
+
 export function wireBatchResult(id: number, result: BatchResult): BatchResultWire {
   const c = result.commit;
   const entries: (string | number | null)[] = [];
