@@ -2,7 +2,7 @@ import type { PushBody } from '../../src/protocol';
 import type { AuthData } from '../auth/auth';
 import type { PresenceChange } from '../presence/presence-change';
 import type { BatchCommit, RoomChanges, StoredClient, StoredEntry, StoredRoom } from '../storage/types';
-import type { BatchRequest, BatchResult, ClientBinding, ConnectRequest, HostBatchRequest, HostPush } from './engine-types';
+import type { BatchRequest, BatchResult, ClientBinding, ConnectRequest, HostBatchRequest, HostPush, MutationPlace } from './engine-types';
 import { ownRecord, setOwn } from './own-record';
 
 /** What a worker needs to run rooms. */
@@ -122,15 +122,19 @@ export function unwireBatchRequest(wire: BatchRequestWire): Extract<WorkerReques
 }
 
 /**
- * Every field of a batch result and of its commit, as the wire below carries it: a field added to
- * BatchResult, BatchCommit, StoredEntry or StoredClient fails to compile here until the wire carries it too.
+ * Every field of a batch request and result the wire carries: a field added to HostBatchRequest,
+ * MutationPlace, BatchResult, BatchCommit, StoredEntry or StoredClient fails to compile here until the wire carries it too.
  */
 const CARRIED: {
+  readonly request: Record<keyof HostBatchRequest, true>;
+  readonly place: Record<keyof MutationPlace, true>;
   readonly result: Record<keyof BatchResult, true>;
   readonly commit: Record<keyof BatchCommit, true>;
   readonly entry: Record<keyof StoredEntry, true>;
   readonly client: Record<keyof StoredClient, true>;
 } = {
+  request: { pushes: true, timedOut: true, presence: true },
+  place: { push: true, mutation: true },
   result: { failures: true, commit: true, patchJSON: true, changesByGroup: true, mutations: true, failedCount: true, failed: true },
   commit: { baseVersion: true, version: true, entries: true, clients: true, tombstoneHorizon: true, presenceOnly: true },
   entry: { key: true, json: true, version: true },
