@@ -37,23 +37,24 @@ interface Found {
 export function findJSONLimitViolation(root: unknown, maxDepth: number = MAX_JSON_VALUE_DEPTH, envelopeDepth = 0): JSONLimitViolation | undefined {
   const limit = maxDepth + envelopeDepth;
   if (typeof maxDepth != 'number' || typeof envelopeDepth != 'number' || !(limit <= MAX_WALKABLE_DEPTH)) throw new RangeError(`not a JSON depth limit: ${maxDepth} + ${envelopeDepth} (numbers, ${MAX_WALKABLE_DEPTH} at most in all)`);
-  const visit = (value: unknown, depth: number): Found | undefined => {
-    if (typeof value === 'string') return isWellFormedText(value) ? undefined : { problem: NOT_WELL_FORMED_STRING, keys: [] };
-    if (typeof value !== 'object' || value === null) return undefined;
-    if (depth >= limit) return { problem: `a value nested deeper than ${maxDepth} levels`, keys: [] };
-    let found: Found | undefined;
-    if (Array.isArray(value)) {
-      for (let i = 0; i < value.length; i++) if ((found = visit(value[i], depth + 1)) !== undefined) return (found.keys.push(String(i)), found);
-    } else {
-      for (const key of Object.keys(value)) {
-        if (!isWellFormedText(key)) return { problem: 'a key that is not well-formed Unicode (a lone surrogate)', keys: [] };
-        if ((found = visit((value as Record<string, unknown>)[key], depth + 1)) !== undefined) return (found.keys.push(key), found);
-      }
-    }
-    return undefined;
-  };
-  const found = visit(root, 0);
+  const found = visitJSON(root, 0, limit, maxDepth);
   if (found === undefined) return undefined;
   const path = found.keys.reverse().map((key) => `/${key.replace(/~/g, '~0').replace(/\//g, '~1')}`);
   return { path: path.join(''), problem: found.problem };
+}
+
+function visitJSON(value: unknown, depth: number, limit: number, maxDepth: number): Found | undefined {
+  if (typeof value === 'string') return isWellFormedText(value) ? undefined : { problem: NOT_WELL_FORMED_STRING, keys: [] };
+  if (typeof value !== 'object' || value === null) return undefined;
+  if (depth >= limit) return { problem: `a value nested deeper than ${maxDepth} levels`, keys: [] };
+  let found: Found | undefined;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) if ((found = visitJSON(value[i], depth + 1, limit, maxDepth)) !== undefined) return (found.keys.push(String(i)), found);
+  } else {
+    for (const key of Object.keys(value)) {
+      if (!isWellFormedText(key)) return { problem: 'a key that is not well-formed Unicode (a lone surrogate)', keys: [] };
+      if ((found = visitJSON((value as Record<string, unknown>)[key], depth + 1, limit, maxDepth)) !== undefined) return (found.keys.push(key), found);
+    }
+  }
+  return undefined;
 }
