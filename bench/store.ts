@@ -72,9 +72,16 @@ type Make = (options?: Options) => Promise<Contender>;
 let nameCounter = 0;
 const freshName = () => `bench-${++nameCounter}-${Math.floor(Math.random() * 1e9)}`;
 
+/**
+ * Each side's modules, imported once (after NODE_ENV is set): a dynamic import
+ * of a module already loaded still costs a resolve through tsx's loader
+ * thread (~0.1–0.3 ms), which a timed open ((g)) would count, twice for ours.
+ */
+let oursModules: Promise<[typeof import('../src/db/store'), typeof import('../src/kv/memory-store')]> | undefined;
+let replicacheModule: Promise<typeof import('replicache')> | undefined;
+
 async function ours({ name = freshName(), indexes = {} }: Options = {}): Promise<Contender> {
-  const { createStore } = await import('../src/db/store');
-  const { MemoryStore } = await import('../src/kv/memory-store');
+  const [{ createStore }, { MemoryStore }] = await (oursModules ??= Promise.all([import('../src/db/store'), import('../src/kv/memory-store')]));
   const store = await createStore({
     kvStore: new MemoryStore(name),
     clientID: 'c1',
@@ -100,7 +107,7 @@ async function ours({ name = freshName(), indexes = {} }: Options = {}): Promise
 }
 
 async function replicache({ name = freshName(), indexes = {} }: Options = {}): Promise<Contender> {
-  const { Replicache, TEST_LICENSE_KEY, dropDatabase } = await import('replicache');
+  const { Replicache, TEST_LICENSE_KEY, dropDatabase } = await (replicacheModule ??= import('replicache'));
   const rep = new Replicache({
     name,
     licenseKey: TEST_LICENSE_KEY,
