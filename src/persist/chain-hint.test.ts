@@ -84,6 +84,17 @@ async function storedStore() {
   return tabs;
 }
 
+/** storedStore, with the hint its first client (started without one) saved after reading the last key. */
+async function storedStoreWithHint() {
+  const tabs = await storedStore();
+  const hint = memoryHint(undefined);
+  const a = await openReader(tabs, 'a', hint);
+  expect(await a.store.query((tx) => tx.get(key(2999)))).toMatchObject({ i: 2999 });
+  await a.firstRead;
+  await a.close();
+  return { tabs, saved: hint.saved[0]! };
+}
+
 async function openReader(tabs: Tabs, id: string, chainHint: ChainHint) {
   return openClientStore({
     dataKv: await tabs.dataKv(),
@@ -144,16 +155,10 @@ describe('start-up hint', () => {
   });
 
   it("where object stores lack getAllRecords (Firefox, Safari), a right hint still reads in one round: the records' keys and values are asked together", async () => {
-    const tabs = await storedStore();
-    const hint = memoryHint(undefined);
-    const a = await openReader(tabs, 'a', hint);
-    expect(await a.store.query((tx) => tx.get(key(2999)))).toMatchObject({ i: 2999 });
-    await a.firstRead;
-    await a.close();
-    vi.restoreAllMocks();
+    const { tabs, saved } = await storedStoreWithHint();
     objectStoresWithoutGetAllRecords();
     const counted = countJoinRounds();
-    const b = await openReader(tabs, 'b', memoryHint(hint.saved[0]));
+    const b = await openReader(tabs, 'b', memoryHint(saved));
     expect(await b.store.query((tx) => tx.get(key(2999)))).toMatchObject({ i: 2999 });
     expect(counted.rounds()).toBe(1);
     // The group records and the chain records: each prefix once for its keys and once for its values.
@@ -203,13 +208,7 @@ describe('start-up hint', () => {
   }, 60_000);
 
   it("a hint's first-read chunks that are gone or are not tree nodes are not preloaded", async () => {
-    const tabs = await storedStore();
-    const hint = memoryHint(undefined);
-    const a = await openReader(tabs, 'a', hint);
-    expect(await a.store.query((tx) => tx.get(key(2999)))).toMatchObject({ i: 2999 });
-    await a.firstRead;
-    const saved = hint.saved[0]!;
-    await a.close();
+    const { tabs, saved } = await storedStoreWithHint();
     const b = await openReader(tabs, 'b', memoryHint({ ...saved, first: ['gone', saved.head] }));
     expect(b.joined.firstFound).toBeUndefined();
     // The head commit is preloaded once, as a commit (with its refs: its basis and its map).
