@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { BatchWriter } from './batch-writer';
 import { compareKeys } from './key-order';
 import { entryOf, RoomData } from './room-data';
+import { RoomPacer, ThreadPace } from './engine/pacer';
 import { ServerTransaction } from './server-transaction';
 
 function setup(initial: Record<string, unknown> = {}) {
@@ -39,6 +40,26 @@ describe('ServerTransaction', () => {
     await expect(tx.put('x', { f: () => 1 } as never)).rejects.toMatchObject({ kind: 'NotJSON' });
     await expect(tx.put('x', NaN)).rejects.toMatchObject({ kind: 'NotJSON' });
     await expect(tx.put('x', new Date() as never)).rejects.toMatchObject({ kind: 'NotJSON' });
+  });
+
+  it("at the end of a slice, a mutator's unawaited reads and writes land in call order, and a put stores its value as it was at the call", async () => {
+    const data = new RoomData(1);
+    const deferred: (() => void)[] = [];
+    let now = 0;
+    const thread = new ThreadPace({ now: () => now, defer: (resume) => void deferred.push(resume) }, { sliceMs: 10, roomBudgetMs: 1000, windowMs: 1000 });
+    const pacer = new RoomPacer(thread);
+    const tx = new ServerTransaction('c1', 1, new BatchWriter(data, 2), undefined, () => pacer.check());
+    pacer.begin();
+    now = 10;
+    const value = { n: 1 };
+    const ops = [tx.put('a', 1), tx.put('a', 2), tx.get('a'), tx.put('b', value)];
+    value.n = 2;
+    const read = ops[2] as Promise<unknown>;
+    while (deferred.length > 0) deferred.shift()!();
+    await Promise.all(ops);
+    expect(await read).toBe(2);
+    expect(await tx.get('a')).toBe(2);
+    expect(await tx.get('b')).toEqual({ n: 1 });
   });
 
   it('throws "Transaction is closed" after the mutation ended', async () => {

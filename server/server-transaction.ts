@@ -78,12 +78,15 @@ export class ServerTransaction implements ServerWriteTransaction {
   }
 
   async put(key: string, value: ReadonlyJSONValue): Promise<void> {
-    const slice = this.pace();
-    if (slice !== undefined) await slice;
     this.checkOpen();
     checkKey(key);
     checkWritableKey(key);
-    this.batch.write(key, frozenJSONCopy(key, value));
+    // The value as it is now, as the client's put takes it (the mutator may change its object while this waits).
+    const copy = frozenJSONCopy(key, value);
+    const slice = this.pace();
+    if (slice !== undefined) await slice;
+    this.checkOpen();
+    this.batch.write(key, copy);
   }
 
   async del(key: string): Promise<boolean> {

@@ -39,6 +39,8 @@ export class RoomPacer {
   private windowStart = 0;
   private used = 0;
   private running = false;
+  /** The wait of a slice that is over, until it ends: every check meanwhile waits for it too. */
+  private waiting: Promise<void> | undefined;
 
   constructor(private readonly thread: ThreadPace) {}
 
@@ -56,19 +58,28 @@ export class RoomPacer {
     this.account(this.thread.clock.now());
   }
 
+  /**
+   * Undefined while the slice goes on. Once it is over, the same promise to
+   * every caller until the wait ends, so that work checked during the wait
+   * resumes after it, in the order it was checked (a mutator's unawaited
+   * writes land in call order).
+   */
   check(): Promise<void> | undefined {
+    if (this.waiting !== undefined) return this.waiting;
     const { clock, options } = this.thread;
     const now = clock.now();
     if (!this.running || now - this.sliceStart < options.sliceMs) return undefined;
     this.account(now);
     const overBudget = this.used >= options.roomBudgetMs && this.thread.busy > 1;
     const delay = overBudget ? Math.max(0, this.windowStart + options.windowMs - now) : 0;
-    return new Promise<void>((resolve) =>
+    this.waiting = new Promise<void>((resolve) =>
       clock.defer(() => {
+        this.waiting = undefined;
         this.sliceStart = clock.now();
         resolve();
       }, delay),
     );
+    return this.waiting;
   }
 
   private account(now: number): void {
