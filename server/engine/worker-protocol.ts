@@ -2,7 +2,7 @@ import type { PushBody } from '../../src/protocol';
 import type { AuthData } from '../auth/auth';
 import type { PresenceChange } from '../presence/presence-change';
 import type { BatchCommit, RoomChanges, StoredClient, StoredEntry, StoredRoom } from '../storage/types';
-import type { BatchRequest, BatchResult, ClientBinding, ConnectRequest, HostBatchRequest, HostPush, MutationPlace } from './engine-types';
+import type { BatchRequest, BatchResult, ClientBinding, ConnectRequest, HostBatchRequest, HostPush, MutationPlace, PushInput } from './engine-types';
 import { ownRecord, setOwn } from './own-record';
 
 /** What a worker needs to run rooms. */
@@ -122,11 +122,13 @@ export function unwireBatchRequest(wire: BatchRequestWire): Extract<WorkerReques
 }
 
 /**
- * Every field of a batch request and result the wire carries: a field added to HostBatchRequest,
- * MutationPlace, BatchResult, BatchCommit, StoredEntry or StoredClient fails to compile here until the wire carries it too.
+ * Every field of a batch request and result the wire carries: a field added to HostBatchRequest, a push
+ * (either kind of HostPush), MutationPlace, BatchResult, BatchCommit, StoredEntry or StoredClient fails to
+ * compile here until the wire carries it too.
  */
 const CARRIED: {
   readonly request: Record<keyof HostBatchRequest, true>;
+  readonly push: Record<keyof PushInput | keyof Extract<HostPush, { readonly frame: string }>, true>;
   readonly place: Record<keyof MutationPlace, true>;
   readonly result: Record<keyof BatchResult, true>;
   readonly commit: Record<keyof BatchCommit, true>;
@@ -134,6 +136,7 @@ const CARRIED: {
   readonly client: Record<keyof StoredClient, true>;
 } = {
   request: { pushes: true, timedOut: true, presence: true },
+  push: { conn: true, auth: true, push: true, frame: true },
   place: { push: true, mutation: true },
   result: { failures: true, commit: true, patchJSON: true, changesByGroup: true, mutations: true, failedCount: true, failed: true },
   commit: { baseVersion: true, version: true, entries: true, clients: true, tombstoneHorizon: true, presenceOnly: true },
