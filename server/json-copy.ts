@@ -1,6 +1,6 @@
 import { MAX_JSON_VALUE_DEPTH } from '../protocol/constants';
 import type { ReadonlyJSONValue } from '../protocol/json';
-import { isWellFormedText } from '../src/protocol/json-limits';
+import { isWellFormedText, NOT_WELL_FORMED_KEY, NOT_WELL_FORMED_STRING } from '../src/protocol/json-limits';
 import { NotJSONError } from './errors';
 import { setOwn } from './engine/own-record';
 
@@ -28,7 +28,7 @@ export function frozenJSONCopy(key: string, value: unknown): ReadonlyJSONValue {
     if (top.index < size) {
       const i = top.index++;
       const name = top.keys === undefined ? String(i) : top.keys[i]!;
-      if (top.keys !== undefined && !isWellFormedText(name)) fail(key, stack, 'a key that is not well-formed Unicode (a lone surrogate)');
+      if (top.keys !== undefined && !isWellFormedText(name)) fail(key, stack, NOT_WELL_FORMED_KEY);
       const child = (top.source as Record<string, unknown>)[name];
       if (child === undefined && top.keys !== undefined) continue;
       const scalar = visit(key, stack, child, name);
@@ -50,7 +50,7 @@ const CONTAINER: unique symbol = Symbol('container');
 function visit(key: string, stack: CopyFrame[], v: unknown, name: string): unknown {
   switch (typeof v) {
     case 'string':
-      if (!isWellFormedText(v)) fail(key, stack, 'a string that is not well-formed Unicode (a lone surrogate)', name);
+      if (!isWellFormedText(v)) fail(key, stack, NOT_WELL_FORMED_STRING, name);
       return v;
     case 'boolean':
       return v;

@@ -1,9 +1,8 @@
 import type { ReadonlyJSONValue } from '../../protocol/json';
 import { MAX_JSON_VALUE_DEPTH } from '../../protocol/constants';
-import { isWellFormedText } from '../protocol/json-limits';
+import { isWellFormedText, NOT_WELL_FORMED_KEY, NOT_WELL_FORMED_STRING } from '../protocol/json-limits';
 import { InvalidJSONValueError, InvalidKeyError } from './errors';
 
-const NOT_WELL_FORMED = 'a string that is not well-formed Unicode (a lone surrogate)';
 
 /** Refuses a key that no store holds (put refuses it), so a read of it fails as it does on the server. */
 export function checkKeyText(key: string, what = 'Key'): void {
@@ -18,14 +17,14 @@ export function checkKeyText(key: string, what = 'Key'): void {
  * MAX_JSON_VALUE_DEPTH (so the recursion here stays shallow).
  */
 export function cloneFrozenJSON(key: string, value: unknown): ReadonlyJSONValue {
-  if (!isWellFormedText(key)) throw new InvalidJSONValueError(key, '', 'a key that is not well-formed Unicode (a lone surrogate)');
+  if (!isWellFormedText(key)) throw new InvalidJSONValueError(key, '', NOT_WELL_FORMED_KEY);
   return cloneValue(key, value, '', []);
 }
 
 function cloneValue(key: string, value: unknown, path: string, ancestors: object[]): ReadonlyJSONValue {
   switch (typeof value) {
     case 'string':
-      if (!isWellFormedText(value)) throw new InvalidJSONValueError(key, path, NOT_WELL_FORMED);
+      if (!isWellFormedText(value)) throw new InvalidJSONValueError(key, path, NOT_WELL_FORMED_STRING);
       return value;
     case 'boolean':
       return value;
@@ -53,7 +52,7 @@ function cloneValue(key: string, value: unknown, path: string, ancestors: object
         const obj: Record<string, ReadonlyJSONValue> = {};
         for (const k in value) {
           if (!Object.prototype.hasOwnProperty.call(value, k)) continue;
-          if (!isWellFormedText(k)) throw new InvalidJSONValueError(key, path, 'a key that is not well-formed Unicode (a lone surrogate)');
+          if (!isWellFormedText(k)) throw new InvalidJSONValueError(key, path, NOT_WELL_FORMED_KEY);
           const v = cloneValue(key, (value as Record<string, unknown>)[k], `${path}/${k}`, ancestors);
           // A "__proto__" key must stay an own property, not become the prototype.
           if (k === '__proto__') Object.defineProperty(obj, k, { value: v, enumerable: true, writable: true, configurable: true });

@@ -14,7 +14,9 @@ export function isWellFormedText(text: string): boolean {
   return native === undefined ? !LONE_SURROGATE.test(text) : native.call(text);
 }
 
-const NOT_WELL_FORMED_STRING = 'a string that is not well-formed Unicode (a lone surrogate)';
+/** Why a string, or a key, is refused (the same words on the client and the server). */
+export const NOT_WELL_FORMED_STRING = 'a string that is not well-formed Unicode (a lone surrogate)';
+export const NOT_WELL_FORMED_KEY = 'a key that is not well-formed Unicode (a lone surrogate)';
 
 /** The deepest limit the walk takes: it recurses once per level up to the limit. */
 export const MAX_WALKABLE_DEPTH = 1000;
@@ -52,7 +54,7 @@ function visitJSON(value: unknown, depth: number, limit: number, maxDepth: numbe
     for (let i = 0; i < value.length; i++) if ((found = visitJSON(value[i], depth + 1, limit, maxDepth)) !== undefined) return (found.keys.push(String(i)), found);
   } else {
     for (const key of Object.keys(value)) {
-      if (!isWellFormedText(key)) return { problem: 'a key that is not well-formed Unicode (a lone surrogate)', keys: [] };
+      if (!isWellFormedText(key)) return { problem: NOT_WELL_FORMED_KEY, keys: [] };
       if ((found = visitJSON((value as Record<string, unknown>)[key], depth + 1, limit, maxDepth)) !== undefined) return (found.keys.push(key), found);
     }
   }
