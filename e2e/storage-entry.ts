@@ -254,6 +254,53 @@ const steps = {
   },
 
   /**
+   * A client (Reflect, never connected) makes `count` mutations and closes;
+   * returns the chain records of its group as IndexedDB holds them (a long
+   * chain: a record of the part ends and the last commits, and the parts).
+   */
+  async offlineBacklog(room: string, count: number) {
+    const r = new Reflect({ userID: 'backlog', roomID: room, socketOrigin: null, mutators: mutators as never });
+    const put = (r.mutate as unknown as Record<string, (args: unknown) => Promise<void>>).put!;
+    for (let i = 0; i < count; i++) await put({ key: `b/${String(i).padStart(5, '0')}`, value: i });
+    await r.close();
+    const chainRecords: Record<string, unknown> = {};
+    // The room's data store (its log, other rooms' stores and the registry hold none).
+    for (const { name } of (await indexedDB.databases()).filter((d) => d.name?.startsWith(`roomsync:backlog:${room}:`))) {
+      const db = await new Promise<IDBDatabase>((resolve, reject) => {
+        const open = indexedDB.open(name!);
+        open.onsuccess = () => resolve(open.result);
+        open.onerror = () => reject(open.error);
+      });
+      if (db.objectStoreNames.contains('kv')) {
+        const store = db.transaction('kv').objectStore('kv');
+        const range = IDBKeyRange.bound('m/chain/', 'm/chain/\uffff');
+        const [keys, values] = await Promise.all(
+          [store.getAllKeys(range), store.getAll(range)].map((request) => new Promise<unknown[]>((resolve) => (request.onsuccess = () => resolve(request.result)))),
+        );
+        keys!.forEach((k, i) => (chainRecords[k as string] = values![i]));
+      }
+      db.close();
+    }
+    return chainRecords;
+  },
+
+  /** A client reopens the room's store: what it reads of the backlog, and how many mutations it has pending. */
+  async readBacklog(room: string) {
+    const r = new Reflect({ userID: 'backlog', roomID: room, socketOrigin: null, mutators: mutators as never });
+    const values = await r.query((tx) => tx.scan({ prefix: 'b/' }).values().toArray());
+    // The count is told once the open has settled the group's pending mutations.
+    const pending = await new Promise<number>((resolve) => {
+      if (r.pendingMutationCount > 0) return resolve(r.pendingMutationCount);
+      const stop = r.onPendingMutationCountChange((count) => {
+        stop();
+        resolve(count);
+      });
+    });
+    await r.close();
+    return { values: values.length, last: values.at(-1), pending };
+  },
+
+  /**
    * A prefetch in Chromium (which has getAllRecords): the keys and values
    * under the prefix come in one request; later gets of them ask nothing,
    * a pending write still wins, a key outside the prefix is asked for.

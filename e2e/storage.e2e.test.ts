@@ -124,6 +124,22 @@ describe.skipIf(!chromiumAvailable)(`storage in real Chromium${chromiumAvailable
     expect(await step('readWithHints', 'hint-1', { [name]: 'not json' }, ['a', 'b'])).toEqual([1, 2]);
   });
 
+  it('a long offline backlog keeps its chain record in parts, and a page loaded after reads every pending mutation back', async () => {
+    await reload();
+    const records = await step<Record<string, { parts?: string[]; tail?: string[]; commits?: string[] }>>('offlineBacklog', 'backlog-1', 600);
+    const main = Object.entries(records).filter(([k]) => !/\/\d+$/.test(k));
+    expect(main).toHaveLength(1);
+    const [name, record] = main[0]!;
+    // 601 commits (the snapshot and 600 local ones): two parts of 256 and a tail of 89.
+    expect(record.commits).toBeUndefined();
+    expect(record.parts).toHaveLength(2);
+    expect(record.tail).toHaveLength(89);
+    expect((records[`${name}/0`] as string[]).at(-1)).toBe(record.parts![0]);
+    expect(records[`${name}/1`]).toHaveLength(256);
+    await reload();
+    expect(await step('readBacklog', 'backlog-1')).toEqual({ values: 600, last: 599, pending: 600 });
+  });
+
   it('falls back to memory with a warning where IndexedDB cannot be opened', async () => {
     await reload();
     await page.setContent(

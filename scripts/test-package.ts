@@ -53,10 +53,12 @@ const BIN = join(ROOT, 'node_modules/.bin');
  * required check per property in the generated code, a log helper in the
  * connection's state machine and a table of the validation messages each
  * saved min bytes but cost gzip bytes, gzip already sharing the repeats.)
+ * The chain record in parts (a long offline backlog no longer rewrites every
+ * hash of its chain at each store) put 0.3 KB back: 47,544 B from dist, 46.4 KB.
  * This budget is a regression guard, not the target, until the target is met;
- * it follows the figure down to 46.2 KB (0.1 KB of room, rounded up).
+ * it follows the figure down to 46.5 KB (0.1 KB of room, rounded up).
  */
-const BUNDLE_BUDGET_BYTES = Math.ceil(46.2 * 1024);
+const BUNDLE_BUDGET_BYTES = Math.ceil(46.5 * 1024);
 /** Paths that must never be in the tarball. */
 const FORBIDDEN_IN_TARBALL = [/\.test\.[cm]?[jt]sx?$/, /^\.ci\//, /^demo\//, /^e2e\//, /^bench\//, /^src\//, /^server\//, /^conformance\//, /^codegen\//, /test-support|test-fixtures/];
 /** Packages the tarball alone must not pull into an app. */

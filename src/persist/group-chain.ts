@@ -35,20 +35,51 @@ export const PRELOADED_ROOT_CHILDREN_MAX = 8;
 export const CHAIN_RECORDS_PREFIX = 'chain/';
 const chainKey = (clientGroupID: string) => `${CHAIN_RECORDS_PREFIX}${clientGroupID}`;
 
+/**
+ * A chain with more commits is stored in parts of this many, each a record of
+ * its own, beside a record of the part ends and the last commits: a store of a
+ * long offline backlog rewrites the parts that changed (usually none) instead
+ * of every hash of the chain (which made a day offline write gigabytes).
+ */
+export const CHAIN_PART_COMMITS = 256;
+/** Part `i` of a chain: a random group id has no '/', so no group's own record has such a name. */
+const partKey = (clientGroupID: string, i: number | '') => `${chainKey(clientGroupID)}/${i}`;
+
+const isHashList = (value: unknown): value is Hash[] => Array.isArray(value) && value.every((h) => typeof h === 'string');
+
+/** The last commit of each part of a chain record stored in parts; undefined for a record of another shape. */
+function partEnds(value: unknown): Hash[] | undefined {
+  const parts = (value as { parts?: unknown } | undefined)?.parts;
+  return isHashList(parts) ? parts : undefined;
+}
+
 /** A chain record's value, or undefined when it is not one (a top level of another shape, or too wide, is left out). */
 function parseGroupChain(value: unknown): GroupChain | undefined {
   if (typeof value !== 'object' || value === null) return undefined;
   const { head, commits, root, top } = value as Record<string, unknown>;
-  if (typeof head !== 'string' || typeof root !== 'string' || !Array.isArray(commits) || !commits.every((h) => typeof h === 'string') || commits.at(-1) !== head) {
-    return undefined;
-  }
-  const topFits = Array.isArray(top) && top.length <= PRELOADED_ROOT_CHILDREN_MAX && top.every((h) => typeof h === 'string');
-  return { head, commits: commits as Hash[], root, ...(topFits ? { top: top as Hash[] } : {}) };
+  if (typeof head !== 'string' || typeof root !== 'string' || !isHashList(commits) || commits.at(-1) !== head) return undefined;
+  const topFits = isHashList(top) && top.length <= PRELOADED_ROOT_CHILDREN_MAX;
+  return { head, commits, root, ...(topFits ? { top } : {}) };
 }
 
-/** The chain recorded for the group's head (check that it ends in the head). */
+/**
+ * The chain recorded for the group's head (check that it ends in the head).
+ * A record in parts is read with its parts (at once: the join prefetches every
+ * chain record); a part missing or not ending where the record says is no chain.
+ */
 export async function readGroupChain(read: PersistentDagRead, clientGroupID: string): Promise<GroupChain | undefined> {
-  return parseGroupChain(await read.getMeta(chainKey(clientGroupID)));
+  const value = await read.getMeta(chainKey(clientGroupID));
+  const ends = partEnds(value);
+  if (ends === undefined) return parseGroupChain(value);
+  const tail = (value as { tail?: unknown }).tail;
+  const parts = await Promise.all(ends.map((_, i) => read.getMeta(partKey(clientGroupID, i))));
+  if (!isHashList(tail) || !parts.every((part, i) => isHashList(part) && part.length === CHAIN_PART_COMMITS && part.at(-1) === ends[i])) return undefined;
+  return parseGroupChain({ ...(value as object), commits: [...(parts as Hash[][]).flat(), ...tail] });
+}
+
+/** The part ends of the group's chain record (none when it is not stored in parts): the next write of the chain rewrites only the parts that changed. */
+export async function readChainPartEnds(read: PersistentDagRead, clientGroupID: string): Promise<readonly Hash[]> {
+  return partEnds(await read.getMeta(chainKey(clientGroupID))) ?? [];
 }
 
 /**
@@ -102,7 +133,7 @@ function parseChainHint(value: unknown): HintedChain | undefined {
   const chain = parseGroupChain(value);
   if (chain === undefined || chain.commits.length > CHAIN_HINT_COMMITS_MAX) return undefined;
   const first = (value as { first?: unknown }).first;
-  return Array.isArray(first) && first.length <= HINT_FIRST_READ_MAX && first.every((h) => typeof h === 'string') ? { ...chain, first: first as Hash[] } : chain;
+  return isHashList(first) && first.length <= HINT_FIRST_READ_MAX ? { ...chain, first } : chain;
 }
 
 /** The hint of the store `storeName` in this origin's localStorage; undefined where there is none (a worker, Node, storage blocked). */
@@ -149,15 +180,44 @@ export function storedGroupChain(chain: GroupChain): GroupChain {
   return top !== undefined && top.length <= PRELOADED_ROOT_CHILDREN_MAX ? { head, commits, root, top } : { head, commits, root };
 }
 
-/** Writes the chain record of the group; returns the chain as a read of the record would (storedGroupChain). */
-export async function writeGroupChain(write: PersistentDagWrite, clientGroupID: string, chain: GroupChain): Promise<GroupChain> {
+/**
+ * Writes the chain record of the group (in parts when it is long: those whose
+ * end is in `storedEnds`, the part ends of the record it replaces, are stored
+ * already, as a commit hash stands for the chain below it); returns the chain
+ * as a read of the record would (storedGroupChain).
+ */
+export async function writeGroupChain(write: PersistentDagWrite, clientGroupID: string, chain: GroupChain, storedEnds: readonly Hash[]): Promise<GroupChain> {
   const stored = storedGroupChain(chain);
-  const value: Record<string, ReadonlyJSONValue> = { head: stored.head, commits: [...stored.commits], root: stored.root };
+  const { commits } = stored;
+  const value: Record<string, ReadonlyJSONValue> = { head: stored.head, root: stored.root };
   if (stored.top !== undefined) value.top = [...stored.top];
-  await write.putMeta(chainKey(clientGroupID), value);
+  // Whole parts, and a tail of at least the head.
+  const partCount = commits.length > CHAIN_PART_COMMITS ? Math.floor((commits.length - 1) / CHAIN_PART_COMMITS) : 0;
+  const writes: Promise<void>[] = [];
+  if (partCount === 0) value.commits = [...commits];
+  else {
+    const ends: Hash[] = [];
+    for (let i = 0; i < partCount; i++) {
+      const end = commits[(i + 1) * CHAIN_PART_COMMITS - 1]!;
+      ends.push(end);
+      if (storedEnds[i] !== end) writes.push(write.putMeta(partKey(clientGroupID, i), commits.slice(i * CHAIN_PART_COMMITS, (i + 1) * CHAIN_PART_COMMITS)));
+    }
+    value.parts = ends;
+    value.tail = commits.slice(partCount * CHAIN_PART_COMMITS);
+  }
+  for (let i = partCount; i < storedEnds.length; i++) writes.push(write.delMeta(partKey(clientGroupID, i)));
+  writes.push(write.putMeta(chainKey(clientGroupID), value));
+  await Promise.all(writes);
   return stored;
 }
 
-export function deleteGroupChain(write: PersistentDagWrite, clientGroupID: string): Promise<void> {
-  return write.delMeta(chainKey(clientGroupID));
+/**
+ * Deletes the group's chain record and its parts, however many there are (a
+ * tab of an older version may have replaced a record in parts with one of its own).
+ */
+export async function deleteGroupChain(write: PersistentDagWrite, clientGroupID: string): Promise<void> {
+  await write.prefetchMeta(partKey(clientGroupID, ''));
+  const deletes = [write.delMeta(chainKey(clientGroupID))];
+  for (let i = 0; (await write.getMeta(partKey(clientGroupID, i))) !== undefined; i++) deletes.push(write.delMeta(partKey(clientGroupID, i)));
+  await Promise.all(deletes);
 }

@@ -31,7 +31,7 @@ import type { Database } from '../db/database';
 import { applyMergePlan, isNoOp, planMerge, readChainOf, type Chain } from '../db/merge-chains';
 import { localCommitData } from '../db/mutation-runner';
 import { lazyChunk } from '../lazy-chunk';
-import { writeGroupChain, type GroupChain } from './group-chain';
+import { readChainPartEnds, writeGroupChain, type GroupChain } from './group-chain';
 import { readClient, readGroup, writeClient, writeGroup, type ClientGroupRecord } from './records';
 
 /** A sync starts over this many times when other tabs keep moving the group head, then gives up until the next one. */
@@ -245,7 +245,7 @@ export class TabSync {
     let written: GroupChain | undefined;
     try {
       outcome = await this.#o.perdag.withWrite(async (w) => {
-        const [client, group] = await Promise.all([readClient(w, clientID), readGroup(w, clientGroupID)]);
+        const [client, group, storedEnds] = await Promise.all([readClient(w, clientID), readGroup(w, clientGroupID), moveGroup ? readChainPartEnds(w, clientGroupID) : []]);
         if (client === undefined || group === undefined || group.disabled) return 'client-state-not-found' as const;
         const conflict = group.headHash !== expected.hash;
         // The slices are stored (held by the refresh head, which this write lets go of) if the refresh head is still where they left it.
@@ -255,7 +255,7 @@ export class TabSync {
           for (const chunk of targetChunks) await put(w, chunk);
           await writeGroup(w, clientGroupID, groupRecordFor(next, group), group);
           const top = memdag.memoryChunk(next.root)?.refs;
-          written = await writeGroupChain(w, clientGroupID, { head: next.hash, commits: next.chain, root: next.root, ...(top === undefined ? {} : { top }) });
+          written = await writeGroupChain(w, clientGroupID, { head: next.hash, commits: next.chain, root: next.root, ...(top === undefined ? {} : { top }) }, storedEnds);
         }
         // A long chain the group head leaves stays held by this client's refresh head, to be let go of in slices after this write.
         const held = !conflict && dropsLongChain ? expected.hash : null;
