@@ -339,9 +339,15 @@ export class TabSync {
     for (const hash of hashes) this.#maybeStored.add(hash);
   }
 
-  /** Whether moving the group head from `from` to `to` leaves a chain long enough to be collected in slices. */
+  /**
+   * Whether moving the group head from `from` to `to` leaves a chain long
+   * enough to be collected in slices. A chain holding `from`'s head holds the
+   * commits below it before it, down to `from`'s snapshot, which only a
+   * chain's first place holds: the head is in `to`'s chain at the place it has
+   * in its own or not at all (one look, not a search of a long backlog).
+   */
   #dropsLongChain(from: HeadInfo, to: HeadInfo): boolean {
-    return from.chain.length > this.#sliceCommits() && !to.chain.includes(from.hash);
+    return from.chain.length > this.#sliceCommits() && to.chain[from.chain.length - 1] !== from.hash;
   }
 
   #sliceCommits(): number {
