@@ -13,6 +13,7 @@ const BENCHES: Record<string, () => Promise<() => Promise<void>>> = {
   startup: async () => (await import('./browser/startup')).runStartupTrace,
   backlog: async () => (await import('./backlog')).runBacklogBench,
   tabs: async () => (await import('./tabs')).runTabsBench,
+  offline: async () => (await import('./offline')).runOfflineBench,
 };
 
 const requested = process.argv.slice(2).filter((arg) => !arg.startsWith('-'));
