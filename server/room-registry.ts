@@ -1,4 +1,8 @@
 import { reportUnservable, Room, type RoomDeps } from './room';
+import type { RoomClaim } from './room-quota';
+
+/** Allows creating a missing room by returning (a refusal throws); a RoomClaim returned is settled once the room was stored or not. */
+export type CreateRoom = () => Promise<RoomClaim | void> | RoomClaim | void;
 
 /**
  * The rooms held in memory: loaded from storage on first use, dropped when
@@ -16,7 +20,7 @@ export class RoomRegistry {
    * The room, loaded if needed; when it does not exist, created first if
    * `create` allows it (a function may refuse by throwing), else undefined.
    */
-  get(roomID: string, create: false | (() => Promise<void> | void)): Promise<Room | undefined> {
+  get(roomID: string, create: false | CreateRoom): Promise<Room | undefined> {
     const room = this.rooms.get(roomID);
     if (room !== undefined) return Promise.resolve(room);
     const pending = this.loading.get(roomID);
@@ -58,13 +62,18 @@ export class RoomRegistry {
     return [...this.rooms.values()];
   }
 
-  private async load(roomID: string, create: false | (() => Promise<void> | void)): Promise<Room | undefined> {
+  private async load(roomID: string, create: false | CreateRoom): Promise<Room | undefined> {
     const { storage, host } = this.deps;
     let stored = await storage.loadRoom(roomID);
     if (stored === undefined) {
       if (create === false) return undefined;
-      await create();
-      await storage.createRoom(roomID, this.deps.clock.now());
+      const claim = await create();
+      let created = false;
+      try {
+        created = await storage.createRoom(roomID, this.deps.clock.now());
+      } finally {
+        claim?.settle(created);
+      }
       stored = await storage.loadRoom(roomID);
       if (stored === undefined) return undefined;
     }
