@@ -92,7 +92,7 @@ export const USAGE = `Usage: roomsync-server [options]   (from the repository: n
   --max-rooms N             rooms in total that connects may create (default 10000)
   --rooms-per-user N        rooms a user may create per hour (default 100)
   --rooms-per-address N     rooms an address may create per hour (default 100)
-  --mutations-per-second N  per connection, then back-pressure (default 10000)
+  --mutations-per-second N  per connection, then back-pressure (default 20000; burst 100000)
   --bytes-per-second N      per connection, then back-pressure (default 8 MiB)
   --idle-timeout-ms N       close connections silent this long (default 30000)
   --presence-grace-ms N     a client stays present this long after its last connection closed (default 10000)

@@ -116,9 +116,9 @@ export interface ServerOptions {
   readonly roomsPerAddress?: number;
   /** @default 1 hour */
   readonly roomQuotaWindowMs?: number;
-  /** Sustained mutations/s per connection; beyond (and a burst of `mutationBurst`) the socket is paused. @default 10000 */
+  /** Sustained mutations/s per connection; beyond (and a burst of `mutationBurst`) the socket is paused. @default 20000 */
   readonly mutationsPerSecond?: number;
-  /** @default 20000 */
+  /** @default 100000 */
   readonly mutationBurst?: number;
   /** Sustained bytes/s read per connection. @default 8 MiB */
   readonly bytesPerSecond?: number;
