@@ -1,5 +1,5 @@
 import type { WebSocket } from 'ws';
-import { encodeDownstream, type ConnectParams, type Downstream, type ErrorKind } from '../src/protocol';
+import { encodeDownstream, type ConnectParams, type Downstream, type ErrorKind, type PullRequestBody } from '../src/protocol';
 import type { AuthData } from './auth/auth';
 import type { Logger } from './logger';
 
@@ -14,6 +14,8 @@ export class ClientConnection {
   /** The cookie the client was last brought to (its baseCookie for the next poke). */
   cookie: number | null;
   private closed = false;
+  /** The newest pull request not answered yet; at most one waits in the room's queue. */
+  private pendingPull: PullRequestBody | undefined;
 
   constructor(
     private readonly socket: WebSocket,
@@ -43,6 +45,25 @@ export class ClientConnection {
 
   get isClosed(): boolean {
     return this.closed || this.socket.readyState !== this.socket.OPEN;
+  }
+
+  /**
+   * Keeps `pull` to answer; true when none was waiting (the caller queues the
+   * answer), false when it replaced one (a client that asks again before the
+   * answer came gets the newest answer only, so a flood of pulls holds one
+   * task in the room's queue, not one each).
+   */
+  queuePull(pull: PullRequestBody): boolean {
+    const waiting = this.pendingPull !== undefined;
+    this.pendingPull = pull;
+    return !waiting;
+  }
+
+  /** The pull to answer now (and none waits any more). */
+  takePull(): PullRequestBody | undefined {
+    const pull = this.pendingPull;
+    this.pendingPull = undefined;
+    return pull;
   }
 
   send(message: Downstream): void {

@@ -41,12 +41,20 @@ export class RateLimiter {
  * that sent nothing (no frame, no pong) since the last look gets a WebSocket
  * ping; one still silent at the next look is cut off. Clients ping every 5 s
  * when quiet, and browsers answer WebSocket pings on their own.
+ *
+ * Also those that stopped reading: a socket with bytes still to send that
+ * took none of them for a whole idle timeout (two looks) is cut off, however
+ * much it sends (a client that writes but never reads would otherwise keep
+ * what was sent to it, a whole catch-up, in the server's memory).
  */
 export class IdleWatch {
   private active = true;
   private pinged = false;
   private handle: unknown;
   private stopped = false;
+  /** Bytes queued for the socket at the last look, and looks in a row it took none of them. */
+  private lastBuffered = 0;
+  private stalledLooks = 0;
 
   constructor(
     private readonly ctx: ServerContext,
@@ -72,6 +80,15 @@ export class IdleWatch {
 
   private look(): void {
     if (this.stopped || this.ws.readyState !== this.ws.OPEN) return;
+    const buffered = this.ws.bufferedAmount;
+    this.stalledLooks = buffered > 0 && buffered >= this.lastBuffered ? this.stalledLooks + 1 : 0;
+    this.lastBuffered = buffered;
+    if (this.stalledLooks >= 2) {
+      this.ctx.counters.idleClosed++;
+      this.ctx.logger.info('closing a connection that stopped reading', { bufferedBytes: buffered, idleTimeoutMs: this.ctx.limits.idleTimeoutMs });
+      this.ws.terminate();
+      return;
+    }
     if (this.active) {
       this.active = false;
       this.pinged = false;

@@ -1,4 +1,4 @@
-import type { PullRequestBody, PushBody } from '../src/protocol';
+import type { PushBody } from '../src/protocol';
 import { CLOSE_INTERNAL_ERROR, type ClientConnection } from './client-connection';
 import type { Clock, Timers } from './clock';
 import { ClientError, StorageError } from './errors';
@@ -263,9 +263,11 @@ export class Room {
     this.schedule();
   }
 
-  /** Mutation recovery: what the server has processed for a (usually other) client group. */
-  pull(conn: ClientConnection, pull: PullRequestBody): Promise<void> {
+  /** Mutation recovery: what the server has processed for a (usually other) client group; answers the connection's newest pull (see ClientConnection.queuePull). */
+  pull(conn: ClientConnection): Promise<void> {
     return this.run(async () => {
+      const pull = conn.takePull();
+      if (pull === undefined || conn.isClosed) return;
       await this.refresh();
       const answer = await this.engineCall(() => this.deps.host.pull(this.roomID, pull.clientGroupID, pull.cookie));
       conn.send(['pull', { ...answer, requestID: pull.requestID }]);

@@ -16,6 +16,12 @@ import type { Room } from './room';
 const ROOM_LOOKUP_ATTEMPTS = 3;
 /** Frames a client may send before its connect is accepted; they are handled after. */
 const MAX_EARLY_FRAMES = 100;
+/**
+ * Bytes those frames may hold in all (one frame of the largest size fits):
+ * they are read while the token is checked, so they cost memory before
+ * anything is known of the client.
+ */
+export const MAX_EARLY_BYTES = 1024 * 1024;
 /** How a push frame starts as the client encodes it (JSON.stringify: no spaces). */
 const PUSH_FRAME_START = '["push",';
 /** Push frames longer than this wake no worker ahead (decoding them takes longer than the worker's window anyway). */
@@ -92,14 +98,19 @@ async function serveSocket(ctx: ServerContext, ws: WebSocket, req: IncomingMessa
   let session: { conn: ClientConnection; room: Room } | undefined;
   let attaching: { conn: ClientConnection; room: Room } | undefined;
   const early: [RawData, boolean][] = [];
+  let earlyBytes = 0;
   const idle = new IdleWatch(ctx, ws);
   const rate = new RateLimiter(ctx, ws);
   const hint: WakeHint = { lastPushValid: false };
   ws.on('message', (data, isBinary) => {
     idle.touch();
-    if (session !== undefined) onFrame(ctx, session.conn, session.room, rate, hint, data, isBinary);
-    else if (early.length < MAX_EARLY_FRAMES) early.push([data, isBinary]);
-    else ws.close(CLOSE_POLICY, 'too many frames before connected');
+    if (session !== undefined) return onFrame(ctx, session.conn, session.room, rate, hint, data, isBinary);
+    earlyBytes += rawLength(data);
+    if (early.length < MAX_EARLY_FRAMES && earlyBytes <= MAX_EARLY_BYTES) early.push([data, isBinary]);
+    else {
+      early.length = 0;
+      ws.close(CLOSE_POLICY, 'too many frames before connected');
+    }
   });
   ws.on('error', (error) => ctx.logger.debug('socket error', { error }));
   ws.on('close', () => {
@@ -187,9 +198,14 @@ function onFrame(ctx: ServerContext, conn: ClientConnection, room: Room, rate: R
       room.push(conn, message[1], text);
       return;
     case 'pull':
-      room.pull(conn, message[1]).catch((error: unknown) => ctx.logger.error('pull failed', { roomID: conn.roomID, error }));
+      // One pull of a connection waits in its room's queue at a time: a newer one takes its place (answered instead).
+      if (conn.queuePull(message[1])) room.pull(conn).catch((error: unknown) => ctx.logger.error('pull failed', { roomID: conn.roomID, error }));
       return;
   }
+}
+
+function rawLength(data: RawData): number {
+  return Array.isArray(data) ? data.reduce((n, b) => n + b.length, 0) : data.byteLength;
 }
 
 function rawText(data: RawData): string {
