@@ -12,7 +12,12 @@ export const DEFAULT_MAX_TOMBSTONES_PER_ROOM = 10_000;
 export const MAX_ADMIN_BODY_BYTES = 64 * 1024;
 /** A mutator still running after this long is failed and skipped. */
 export const DEFAULT_MUTATOR_TIMEOUT_MS = 5000;
-/** A mutation that would take a room's live keys and JSON text over this many bytes is skipped: far under what one catch-up poke can carry (a JS string holds at most ~512 MB). */
+/**
+ * A mutation that would take a room over this many bytes is skipped. A room
+ * counts what its live entries add to a catch-up poke (each put operation
+ * with its escaped key and JSON text, in UTF-8), so its catch-up stays this
+ * size: far under what one poke can carry (a JS string holds at most ~512 MB).
+ */
 export const DEFAULT_MAX_ROOM_BYTES = 64 * 1024 * 1024;
 /** Rooms stored in total beyond which connects do not create new ones. */
 export const DEFAULT_MAX_ROOMS = 10_000;

@@ -27,9 +27,21 @@ export function entryOf(value: ReadonlyJSONValue | undefined, version: number): 
   return value === undefined ? { version, json: undefined } : { version, json: JSON.stringify(value), value };
 }
 
-/** Bytes a live entry counts against the room's size limit: its key and its JSON text, in UTF-8. */
+/** What a put operation of a catch-up patch adds around its key and value: `{"op":"put","key":` `,"value":` `}` and a comma. */
+const PUT_OP_BYTES = 29;
+/** A key JSON writes with escapes (`"`, `\\`, control characters: up to 6 bytes for one). */
+const NEEDS_ESCAPE = /["\\\u0000-\u001f]/;
+
+/**
+ * Bytes a live entry counts against the room's size limit: what it adds to a
+ * catch-up poke (its put operation, key and JSON text in UTF-8), so a room
+ * within the limit always fits in one catch-up, even one of many tiny entries
+ * or of keys that JSON escapes.
+ */
 export function entryBytes(key: string, json: string | undefined): number {
-  return json === undefined ? 0 : Buffer.byteLength(key) + Buffer.byteLength(json);
+  if (json === undefined) return 0;
+  const keyBytes = NEEDS_ESCAPE.test(key) ? Buffer.byteLength(JSON.stringify(key)) : Buffer.byteLength(key) + 2;
+  return PUT_OP_BYTES + keyBytes + Buffer.byteLength(json);
 }
 
 /**
@@ -114,7 +126,7 @@ export class RoomData {
     return this.tombstones;
   }
 
-  /** UTF-8 bytes of the live keys and their JSON text: what the room size limit counts. */
+  /** What the live entries add to a catch-up (entryBytes): what the room size limit counts. */
   get byteSize(): number {
     return this.liveBytes;
   }
