@@ -13,7 +13,7 @@ import { MemoryKvProvider } from '../kv/memory-provider';
 import { openClientStore } from './client-store';
 import { CHAIN_HINT_COMMITS_MAX, HINT_FIRST_READ_MAX, localStorageChainHint, readGroupChain, type ChainHint, type HintedChain } from './group-chain';
 import { objectStoresWithoutGetAllRecords } from '../kv/idb-records.testing';
-import { MapStorage } from './chain-hint.testing';
+import { countJoinRounds, MapStorage } from './chain-hint.testing';
 import { Tabs } from './testing/tabs';
 
 const DATA = 'hint-data';
@@ -36,37 +36,6 @@ function memoryHint(chain: HintedChain | undefined): ChainHint & { saved: (Hinte
     saved,
     save: (next) => void saved.push(next),
   };
-}
-
-/**
- * Rounds of reads of the data store's readwrite transactions up to the first
- * write placed (the join's commit): a round is the requests asked before an
- * answer came.
- */
-function countJoinRounds(): { rounds(): number; readsAfter(): number; asked: Record<string, number> } {
-  const events: ('ask' | 'answer')[] = [];
-  const asked: Record<string, number> = {};
-  let writing = false;
-  let readsAfter = 0;
-  for (const method of ['get', 'getAll', 'getAllKeys', 'getAllRecords'] as const) {
-    const original = (IDBObjectStore.prototype as unknown as Record<string, (...args: unknown[]) => IDBRequest>)[method]!;
-    vi.spyOn(IDBObjectStore.prototype as unknown as Record<string, () => IDBRequest>, method).mockImplementation(function (this: IDBObjectStore, ...args: unknown[]) {
-      const request = original.apply(this, args);
-      if (writing && this.transaction.db.name === DATA) readsAfter++;
-      if (!writing && this.transaction.mode === 'readwrite' && this.transaction.db.name === DATA) {
-        events.push('ask');
-        asked[method] = (asked[method] ?? 0) + 1;
-        request.addEventListener('success', () => void (writing || events.push('answer')));
-      }
-      return request;
-    } as never);
-  }
-  const put = IDBObjectStore.prototype.put;
-  vi.spyOn(IDBObjectStore.prototype, 'put').mockImplementation(function (this: IDBObjectStore, ...args: Parameters<IDBObjectStore['put']>) {
-    if (this.transaction.db.name === DATA) writing = true;
-    return put.apply(this, args);
-  });
-  return { rounds: () => events.filter((e, i) => e === 'ask' && events[i - 1] !== 'ask').length, readsAfter: () => readsAfter, asked };
 }
 
 afterEach(() => {
@@ -126,7 +95,7 @@ describe('start-up hint', () => {
   it('without a hint the join reads in two rounds and saves the chain and the nodes the first read read; with it, in one, the first read reads nothing more, and nothing is saved', async () => {
     const tabs = await storedStore();
     const first = memoryHint(undefined);
-    const counting = countJoinRounds();
+    const counting = countJoinRounds(DATA);
     const a = await openReader(tabs, 'a', first);
     expect(await a.store.query((tx) => tx.get(key(2999)))).toMatchObject({ i: 2999 });
     expect(counting.rounds()).toBe(2);
@@ -142,7 +111,7 @@ describe('start-up hint', () => {
     vi.restoreAllMocks();
 
     const second = memoryHint(saved);
-    const counted = countJoinRounds();
+    const counted = countJoinRounds(DATA);
     const b = await openReader(tabs, 'b', second);
     expect(await b.store.query((tx) => tx.get(key(2999)))).toMatchObject({ i: 2999 });
     expect(counted.rounds()).toBe(1);
@@ -157,7 +126,7 @@ describe('start-up hint', () => {
   it("where object stores lack getAllRecords (Firefox, Safari), a right hint still reads in one round: the records' keys and values are asked together", async () => {
     const { tabs, saved } = await storedStoreWithHint();
     objectStoresWithoutGetAllRecords();
-    const counted = countJoinRounds();
+    const counted = countJoinRounds(DATA);
     const b = await openReader(tabs, 'b', memoryHint(saved));
     expect(await b.store.query((tx) => tx.get(key(2999)))).toMatchObject({ i: 2999 });
     expect(counted.rounds()).toBe(1);
@@ -232,7 +201,7 @@ describe('start-up hint', () => {
     expect(hint.saved.at(-1)?.first).toEqual(old?.first);
     await a.close();
 
-    const counting = countJoinRounds();
+    const counting = countJoinRounds(DATA);
     const b = await openReader(tabs, 'b', memoryHint(old));
     expect(await b.store.query((tx) => tx.get('moved'))).toBe(1);
     expect(counting.rounds()).toBe(2);

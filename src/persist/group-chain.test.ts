@@ -4,15 +4,20 @@
  * tail, not every hash of the chain; it reads back whole, and a reader that
  * finds a part missing or wrong gets no chain (it then walks the commits).
  */
-import { describe, expect, it } from 'vitest';
+import 'fake-indexeddb/auto';
+import { IDBFactory } from 'fake-indexeddb';
+import { describe, expect, it, vi } from 'vitest';
 import type { ReadonlyJSONValue } from '../../protocol/json';
 import { PersistentDagStore, type PersistentDagWrite } from '../dag/store';
 import type { Hash } from '../dag/types';
+import { IDBKvProvider } from '../kv/idb-provider';
 import { MemoryKvProvider } from '../kv/memory-provider';
+import { countJoinRounds } from './chain-hint.testing';
 import { CHAIN_PART_COMMITS, deleteGroupChain, readChainPartEnds, readGroupChain, writeGroupChain, type GroupChain } from './group-chain';
 import { Tabs } from './testing/tabs';
 
 const S = CHAIN_PART_COMMITS;
+const DATA = 'chain-data';
 let stores = 0;
 
 async function newStore(): Promise<PersistentDagStore> {
@@ -133,17 +138,25 @@ describe('group chain record', () => {
     expect(left).toEqual([undefined, undefined, undefined, undefined]);
   });
 
-  it('a tab opened on a store whose group head has a chain in parts joins with it, and has every pending mutation', async () => {
-    const tabs = new Tabs({ frozen: true });
+  it('a tab opened on a store (fake IndexedDB) whose group head has a chain in parts reads it with the records and every commit in the next round, and has every pending mutation', async () => {
+    const tabs = new Tabs({ frozen: true, provider: new IDBKvProvider(new IDBFactory()), dataName: DATA, logName: `${DATA}:log` });
     const a = await tabs.open();
     const n = 2 * S + 10;
     for (let i = 0; i < n; i++) await a.client.store.mutate('put', { key: `k${i}`, value: i });
     await a.client.sync();
     const group = a.client.clientGroupID;
-    const stored = await new PersistentDagStore(await tabs.dataKv()).withRead((r) => Promise.all([r.getMeta(`chain/${group}`), readGroupChain(r, group)]));
-    expect((stored[0] as { parts?: unknown }).parts).toHaveLength(2);
-    expect(stored[1]!.commits).toHaveLength(n + 1);
+    const dag = new PersistentDagStore(await tabs.dataKv());
+    const [record, chain] = await dag.withRead((r) => Promise.all([r.getMeta(`chain/${group}`), readGroupChain(r, group)]));
+    expect((record as { parts?: unknown }).parts).toHaveLength(2);
+    expect(chain!.commits).toHaveLength(n + 1);
+    const counted = countJoinRounds(DATA);
     const b = await tabs.open();
+    // The records (and the chain's parts with them), then the head's commits at once. Without the
+    // chain the join reads the head alone and the commits below it are read one by one after it
+    // (1,042 reads after the join for this store).
+    expect(counted.rounds()).toBeLessThanOrEqual(2);
+    expect(counted.readsAfter()).toBeLessThan(n);
+    vi.restoreAllMocks();
     expect(b.client.clientGroupID).toBe(group);
     expect(b.client.store.pendingMutations()).toHaveLength(n);
     expect(await b.client.store.query((tx) => tx.get(`k${n - 1}`))).toBe(n - 1);
