@@ -18,6 +18,10 @@ class SlowCountStorage extends MemoryStorage {
   open(): void {
     for (const r of this.waiting.splice(0)) r();
   }
+  /** Answers the oldest count only. */
+  openOne(): void {
+    this.waiting.shift()?.();
+  }
 }
 
 const clock = { now: () => 0 };
@@ -59,6 +63,20 @@ describe('RoomQuota under concurrent claims (a storage whose countRooms answers 
     const quota = new RoomQuota(storage, clock, { ...limits, maxRooms: 4 });
     expect(await claimAtOnce(quota, storage, (i) => [`user-${i}`, `10.0.0.${i}`])).toBe(3);
     expect((await storage.listRooms()).length).toBe(4);
+  });
+
+  it('counts a room stored while a claim awaited its count, which the count may have missed', async () => {
+    const storage = new SlowCountStorage();
+    const quota = new RoomQuota(storage, clock, { ...limits, maxRooms: 1 });
+    const first = quota.claim('a', 'alice', '10.0.0.1');
+    const second = quota.claim('b', 'bob', '10.0.0.2');
+    second.catch(() => undefined);
+    while (storage.asked < 2) await new Promise((r) => setImmediate(r));
+    // Both counts were taken with no room stored; the first creation finishes before the second count answers.
+    storage.openOne();
+    (await first).settle(await storage.createRoom('a', 0));
+    storage.openOne();
+    await expect(second).rejects.toThrow(/holds its limit of 1 rooms/);
   });
 
   it('gives the slots back when the room was not created, or the count failed', async () => {
