@@ -22,18 +22,52 @@ describe('per-user authorization', () => {
     expect(bob.errors).toEqual([['Unauthorized', `Client ${alice.clientID} belongs to another user`]]);
   });
 
-  it('refuses a push in the name of another user\'s client (same group id) with Unauthorized', async () => {
+  it("refuses a push in the name of another user's client with Unauthorized, without naming that client's group", async () => {
     t = await startTestServer();
     const roomID = uniqueID('room');
     const alice = t.connect({ roomID, token: 'alice' });
     await alice.ready();
     alice.mutate('put', { key: 'a', value: 1 });
     await alice.acked(1);
-    const bob = t.connect({ roomID, token: 'bob', clientGroupID: alice.clientGroupID });
+    const bob = t.connect({ roomID, token: 'bob' });
     await bob.ready();
     bob.push([bob.mutation('put', { key: 'a', value: 'stolen' }, 2, alice.clientID)]);
     await bob.until(() => bob.closed);
     expect(bob.errors).toEqual([['Unauthorized', `Client ${alice.clientID} belongs to another user`]]);
+    expect(alice.state.get('a')).toBe(1);
+  });
+
+  it("binds a client group to its first client's user: another user can neither connect into it, push in its name nor pull its mutation ids", async () => {
+    t = await startTestServer();
+    const roomID = uniqueID('room');
+    const alice = t.connect({ roomID, token: 'alice' });
+    await alice.ready();
+    alice.mutate('put', { key: 'a', value: 1 });
+    await alice.acked(1);
+    const refusal = [['Unauthorized', `Client group ${alice.clientGroupID} belongs to another user`]];
+    // A new client of bob's in alice's group.
+    const joining = t.connect({ roomID, token: 'bob', clientGroupID: alice.clientGroupID });
+    await joining.until(() => joining.closed);
+    expect(joining.errors).toEqual(refusal);
+    // A push naming alice's group from bob's own connection.
+    const pushing = t.connect({ roomID, token: 'bob' });
+    await pushing.ready();
+    pushing.push([pushing.mutation('put', { key: 'a', value: 'stolen' }, 1)], alice.clientGroupID);
+    await pushing.until(() => pushing.closed);
+    expect(pushing.errors).toEqual(refusal);
+    // A recovery pull of alice's group.
+    const pulling = t.connect({ roomID, token: 'bob' });
+    await pulling.ready();
+    pulling.sendRaw(JSON.stringify(['pull', { clientGroupID: alice.clientGroupID, cookie: null, requestID: 'p1' }]));
+    await pulling.until(() => pulling.closed);
+    expect(pulling.errors).toEqual(refusal);
+    expect(pulling.messages.some((m) => m[0] === 'pull')).toBe(false);
+    // Alice's own second client, and her own pull, are served.
+    const second = t.connect({ roomID, token: 'alice', clientGroupID: alice.clientGroupID });
+    await second.ready();
+    second.sendRaw(JSON.stringify(['pull', { clientGroupID: alice.clientGroupID, cookie: null, requestID: 'p2' }]));
+    await second.until(() => second.messages.some((m) => m[0] === 'pull'));
+    expect(second.messages.find((m) => m[0] === 'pull')![1]).toMatchObject({ requestID: 'p2', lastMutationIDChanges: { [alice.clientID]: 1 } });
     expect(alice.state.get('a')).toBe(1);
   });
 

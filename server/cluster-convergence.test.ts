@@ -22,7 +22,8 @@ async function runScenario(scenario: Scenario): Promise<void> {
   const clients = scenario.clients.map((plan, i) => {
     let group = groups.get(plan.group);
     if (group === undefined) groups.set(plan.group, (group = uniqueID('g')));
-    return TestClient.connect(cluster.nodes[i % NODES]!.url, { roomID, clientGroupID: group, token: `user-${i}` });
+    // A group is one user's (a group is the local store of one user and room).
+    return TestClient.connect(cluster.nodes[i % NODES]!.url, { roomID, clientGroupID: group, token: `user-${plan.group}` });
   });
   try {
     await Promise.all(clients.map((c) => c.ready()));

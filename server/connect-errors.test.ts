@@ -123,7 +123,8 @@ describe('connect errors: 101, one error frame, close', () => {
     await c.ready();
     expect(c.ws.protocol).toBe('');
     const url = t.connect({ roomID: 'unused' }).ws.url;
-    const odd = new WebSocket(url.replace(/clientID=[^&]+/, 'clientID=odd'), ['%']);
+    // Its own client and group: the first connect's group belongs to the token's user.
+    const odd = new WebSocket(url.replace(/clientID=[^&]+/, 'clientID=odd').replace(/clientGroupID=[^&]+/, 'clientGroupID=odd-group'), ['%']);
     const frames: string[] = [];
     odd.on('message', (d) => frames.push(d.toString()));
     await new Promise((resolve) => odd.on('open', resolve));

@@ -60,6 +60,8 @@ export class RoomData {
   private liveBytes = 0;
   private readonly clientRecords = new Map<string, ClientRecord>();
   private readonly groups = new Map<string, Set<string>>();
+  /** The user of each client group: the first user one of its clients was bound to. */
+  private readonly groupUsers = new Map<string, string>();
   /** The version whose batch last moved a client's last mutation id, when this process saw it (else unknown). */
   private readonly mutationIDChangedAt = new Map<string, number>();
 
@@ -96,9 +98,15 @@ export class RoomData {
     }
     if (old !== undefined && old.clientGroupID !== record.clientGroupID) this.groups.get(old.clientGroupID)?.delete(clientID);
     this.clientRecords.set(clientID, record);
+    if (record.userID !== undefined && !this.groupUsers.has(record.clientGroupID)) this.groupUsers.set(record.clientGroupID, record.userID);
     let group = this.groups.get(record.clientGroupID);
     if (group === undefined) this.groups.set(record.clientGroupID, (group = new Set()));
     group.add(clientID);
+  }
+
+  /** The user a client group belongs to (undefined: none of its clients is bound to a user yet). */
+  groupUser(clientGroupID: string): string | undefined {
+    return this.groupUsers.get(clientGroupID);
   }
 
   /**

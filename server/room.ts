@@ -269,7 +269,8 @@ export class Room {
       const pull = conn.takePull();
       if (pull === undefined || conn.isClosed) return;
       await this.refresh();
-      const answer = await this.engineCall(() => this.deps.host.pull(this.roomID, pull.clientGroupID, pull.cookie));
+      const { user, ...answer } = await this.engineCall(() => this.deps.host.pull(this.roomID, pull.clientGroupID, pull.cookie));
+      if (user !== undefined && user !== conn.userID) return conn.fail('Unauthorized', `Client group ${pull.clientGroupID} belongs to another user`);
       conn.send(['pull', { ...answer, requestID: pull.requestID }]);
     });
   }

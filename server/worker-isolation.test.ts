@@ -64,7 +64,7 @@ describe('rooms in worker threads', () => {
     await a.acked(4);
     b.mutate('put', { key: 'b2', value: 2 });
     await b.acked(2);
-    const thief = t.connect({ roomID: stuckRoom, token: 'mallory', clientGroupID: bystander.clientGroupID });
+    const thief = t.connect({ roomID: stuckRoom, token: 'mallory' });
     await thief.ready();
     thief.push([thief.mutation('put', { key: 'x', value: 1 }, 1, bystander.clientID)]);
     await thief.until(() => thief.closed);

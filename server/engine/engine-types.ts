@@ -86,6 +86,8 @@ export interface BatchResult {
 export interface PullAnswer {
   readonly cookie: number;
   readonly lastMutationIDChanges: Record<string, number>;
+  /** The user the group belongs to, when one of its clients is bound to one (only that user's connections are answered). */
+  readonly user?: string;
 }
 
 /** A poke's parts that take every connection of a room from one version to another. */

@@ -84,11 +84,13 @@ export class RoomEngine {
 
   connect(r: ConnectRequest): ConnectAnswer {
     const known = this.data.clients.get(r.clientID);
-    if (known !== undefined && known.clientGroupID !== r.clientGroupID) {
-      return refuse('InvalidConnectionRequest', `Client ${r.clientID} belongs to client group ${known.clientGroupID}, not ${r.clientGroupID}`);
-    }
+    // Whose it is first: another user learns nothing of the client (not even its group).
     if (known?.userID !== undefined && known.userID !== r.userID) {
       return refuse('Unauthorized', `Client ${r.clientID} belongs to another user`);
+    }
+    if (this.ofAnotherUser(r.clientGroupID, r.userID)) return refuse('Unauthorized', `Client group ${r.clientGroupID} belongs to another user`);
+    if (known !== undefined && known.clientGroupID !== r.clientGroupID) {
+      return refuse('InvalidConnectionRequest', `Client ${r.clientID} belongs to client group ${known.clientGroupID}, not ${r.clientGroupID}`);
     }
     const serverLmid = known?.lastMutationID ?? 0;
     if (r.lmid > serverLmid) return refuse('InvalidConnectionRequest', `Unexpected lmid ${r.lmid} for client ${r.clientID}: the server has ${serverLmid}`);
@@ -112,9 +114,16 @@ export class RoomEngine {
     };
   }
 
-  /** Mutation recovery: the group's last mutation ids changed since `cookie` (all of them for null). */
+  /** Mutation recovery: the group's last mutation ids changed since `cookie` (all of them for null), and whose the group is. */
   pull(clientGroupID: string, cookie: number | null): PullAnswer {
-    return { cookie: this.data.version, lastMutationIDChanges: this.data.groupMutationIDs(clientGroupID, cookie) };
+    const user = this.data.groupUser(clientGroupID);
+    return { cookie: this.data.version, lastMutationIDChanges: this.data.groupMutationIDs(clientGroupID, cookie), ...(user === undefined ? {} : { user }) };
+  }
+
+  /** Whether the group is bound to a user other than `userID` (a group no client of which is bound yet is nobody's). */
+  private ofAnotherUser(clientGroupID: string, userID: string): boolean {
+    const user = this.data.groupUser(clientGroupID);
+    return user !== undefined && user !== userID;
   }
 
   /** Applies what other nodes stored after this state's version (not `full` changes: those reload the room). */
@@ -213,13 +222,15 @@ export class RoomEngine {
     if (push.mutations.length > this.options.maxMutationsPerPush) {
       return new ClientError('InvalidPush', `Push has ${push.mutations.length} mutations; at most ${this.options.maxMutationsPerPush} are accepted per push`);
     }
+    if (this.ofAnotherUser(push.clientGroupID, auth.userID)) return new ClientError('Unauthorized', `Client group ${push.clientGroupID} belongs to another user`);
     for (const [mi, m] of push.mutations.entries()) {
       const record = run.changed.get(m.clientID) ?? this.data.clients.get(m.clientID);
-      if (record !== undefined && record.clientGroupID !== push.clientGroupID) {
-        return new ClientError('InvalidPush', `Client ${m.clientID} belongs to client group ${record.clientGroupID}, not ${push.clientGroupID}`);
-      }
+      // Whose it is first: another user learns nothing of the client (not even its group).
       if (record?.userID !== undefined && record.userID !== auth.userID) {
         return new ClientError('Unauthorized', `Client ${m.clientID} belongs to another user`);
+      }
+      if (record !== undefined && record.clientGroupID !== push.clientGroupID) {
+        return new ClientError('InvalidPush', `Client ${m.clientID} belongs to client group ${record.clientGroupID}, not ${push.clientGroupID}`);
       }
       if (record === undefined) {
         const problem = storedTextProblem(m.clientID, MAX_ID_BYTES) ?? storedTextProblem(push.clientGroupID, MAX_ID_BYTES);

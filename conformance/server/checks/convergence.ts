@@ -10,7 +10,8 @@ import type { SyncClient } from '../sync-client';
 async function runScenario(ctx: CheckContext, scenario: Scenario): Promise<void> {
   const room = await ctx.newRoom();
   const clients = scenario.clients.map((plan, index) =>
-    ctx.client(room, { group: `${room}/g${plan.group}`, user: index, label: `client ${index} (group ${plan.group})` }),
+    // The clients of a group are one user's (a group is the local store of one user and room, SPEC §3).
+    ctx.client(room, { group: `${room}/g${plan.group}`, user: plan.group, label: `client ${index} (group ${plan.group})` }),
   );
   try {
     await Promise.all(clients.map((client) => client.connect()));
