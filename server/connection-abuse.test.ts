@@ -8,6 +8,8 @@ import { WebSocket } from 'ws';
 import { afterEach, describe, expect, it } from 'vitest';
 import { buildConnectURL, encodeAuthSubprotocol } from '../src/protocol';
 import type { Timers } from './clock';
+import { LOG_LINES_PER_WINDOW, LOG_WINDOW_MS } from './log-budget';
+import type { Logger } from './logger';
 import { MAX_EARLY_BYTES } from './socket-handler';
 import { newWsid, uniqueID, type TestClient } from './test-support/test-client';
 import { startTestServer, type TestServer } from './test-support/test-server';
@@ -91,5 +93,26 @@ describe('a connection that floods or stalls', () => {
     const { json } = await t.admin('GET', '/stats');
     expect((json.counters as { idleClosed: number }).idleClosed).toBe(1);
     stalled.ws.terminate();
+  });
+
+  it(`that is refused over and over logs ${LOG_LINES_PER_WINDOW} lines a minute with the URL cut short, then one line with the count`, async () => {
+    const lines: [string, Record<string, unknown>][] = [];
+    const logger: Logger = { debug() {}, warn() {}, error() {}, info: (m, f) => void lines.push([m, f as Record<string, unknown>]) };
+    let now = 0;
+    t = await startTestServer({ logger, clock: { now: () => now } });
+    const refused = async () => {
+      const c = t!.connect({ roomID: 'r'.repeat(5000) });
+      await c.until(() => c.closed);
+    };
+    for (let i = 0; i < 50; i++) await refused();
+    const refusals = () => lines.filter(([m]) => m.startsWith('connect refused') || m.startsWith('refused connects'));
+    expect(refusals()).toHaveLength(LOG_LINES_PER_WINDOW);
+    expect(refusals().every(([, f]) => String(f.url).length <= 201)).toBe(true);
+    now += LOG_WINDOW_MS;
+    await refused();
+    expect(refusals().slice(LOG_LINES_PER_WINDOW).map(([m, f]) => [m, f.count])).toEqual([
+      ['refused connects not logged one by one', 30],
+      ['connect refused', undefined],
+    ]);
   });
 });

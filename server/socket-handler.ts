@@ -8,6 +8,7 @@ import { CLOSE_INTERNAL_ERROR, CLOSE_POLICY, ClientConnection } from './client-c
 import { IdleWatch, RateLimiter } from './connection-guards';
 import type { ServerContext } from './context';
 import { ClientError } from './errors';
+import { LogBudget } from './log-budget';
 import { originAllowed } from './origin-policy';
 import { parseRequestURL } from './request-url';
 import { MAX_ID_BYTES, storedTextProblem } from './stored-text';
@@ -24,6 +25,8 @@ const MAX_EARLY_FRAMES = 100;
 export const MAX_EARLY_BYTES = 1024 * 1024;
 /** How a push frame starts as the client encodes it (JSON.stringify: no spaces). */
 const PUSH_FRAME_START = '["push",';
+/** Request fields (URL, headers) are logged cut to this many characters: a client chooses them. */
+const LOGGED_FIELD_CHARS = 200;
 /** Push frames longer than this wake no worker ahead (decoding them takes longer than the worker's window anyway). */
 export const MAX_WAKE_FRAME_CHARS = 16 * 1024;
 
@@ -57,21 +60,27 @@ function offeredSubprotocol(req: IncomingMessage): string | undefined {
  * error frame followed by a close.
  */
 export function createUpgradeHandler(ctx: ServerContext, wss: WebSocketServer) {
+  // Anyone can cause a refusal: its lines are rate-limited, and what the client chose is cut short.
+  const refusals = new LogBudget(ctx.logger, ctx.clock, 'info', 'refused connects not logged one by one');
   return async (req: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> => {
     socket.on('error', () => socket.destroy());
     if (ctx.shuttingDown) return refuse(socket, 503, 'Service Unavailable');
     const origin = req.headers.origin;
     if (!originAllowed(origin, req.headers.host, ctx.originPolicy)) {
       ctx.counters.rejectedConnects++;
-      ctx.logger.info('connect refused: origin not allowed', { origin, host: req.headers.host });
+      refusals.log('connect refused: origin not allowed (list it with --allowed-origins)', { origin: cut(origin), host: cut(req.headers.host) });
       return refuse(socket, 403, 'Forbidden');
     }
     if (offeredSubprotocol(req) === undefined && !ctx.allowAnonymous) {
       ctx.counters.rejectedConnects++;
       return refuse(socket, 401, 'Unauthorized');
     }
-    wss.handleUpgrade(req, socket, head, (ws) => void serveSocket(ctx, ws, req));
+    wss.handleUpgrade(req, socket, head, (ws) => void serveSocket(ctx, ws, req, refusals));
   };
+}
+
+function cut(text: string | undefined): string | undefined {
+  return text === undefined || text.length <= LOGGED_FIELD_CHARS ? text : `${text.slice(0, LOGGED_FIELD_CHARS)}…`;
 }
 
 function refuse(socket: Duplex, status: number, text: string): void {
@@ -94,7 +103,7 @@ async function authenticate(ctx: ServerContext, req: IncomingMessage, roomID: st
   }
 }
 
-async function serveSocket(ctx: ServerContext, ws: WebSocket, req: IncomingMessage): Promise<void> {
+async function serveSocket(ctx: ServerContext, ws: WebSocket, req: IncomingMessage, refusals: LogBudget): Promise<void> {
   let session: { conn: ClientConnection; room: Room } | undefined;
   let attaching: { conn: ClientConnection; room: Room } | undefined;
   const early: [RawData, boolean][] = [];
@@ -123,7 +132,7 @@ async function serveSocket(ctx: ServerContext, ws: WebSocket, req: IncomingMessa
   });
   const failConnect = (kind: ClientError['kind'], message: string): void => {
     ctx.counters.rejectedConnects++;
-    ctx.logger.info('connect refused', { kind, message, url: req.url });
+    refusals.log('connect refused', { kind, message: cut(message), url: cut(req.url) });
     if (ws.readyState !== ws.OPEN) return;
     ws.send(JSON.stringify(['error', kind, message]));
     ws.close(CLOSE_POLICY, kind);
@@ -165,7 +174,7 @@ async function serveSocket(ctx: ServerContext, ws: WebSocket, req: IncomingMessa
   } catch (error) {
     attaching = undefined;
     if (error instanceof ClientError || error instanceof ProtocolError) return failConnect(error.kind, error.message);
-    ctx.logger.error('connect failed', { url: req.url, error });
+    ctx.logger.error('connect failed', { url: cut(req.url), error });
     if (ws.readyState === ws.OPEN) ws.close(CLOSE_INTERNAL_ERROR, 'internal error');
   }
 }
