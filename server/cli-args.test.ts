@@ -30,13 +30,15 @@ describe('parseCliArgs', () => {
         '--synchronous', 'normal', '--production', '--auth', 'jwt', '--jwt-secret-file', 's.txt', '--jwt-user-claim', 'uid',
         '--jwt-audience', 'app', '--jwt-room-claim', 'rooms', '--allow-anonymous', '--allowed-origins', 'https://a.example, https://b.example',
         '--mutators', 'm.js#appMutators', '--room-workers', '3', '--max-room-bytes', '1000', '--max-rooms', '7', '--idle-timeout-ms', '9000',
+        '--trusted-proxies', '127.0.0.1, ::1', '--max-connections-per-address', '50',
       ]),
     ).toMatchObject({
       port: 0, host: '0.0.0.0', dataDir: '/tmp/d', adminKeyFile: 'k.txt', requireRooms: true, logLevel: 'debug',
       staticDir: 'dist', maxFrameBytes: 2048, maxMutationsPerPush: 5, synchronous: 'NORMAL', production: true,
       auth: { kind: 'jwt' }, jwt: { secretFile: 's.txt', userClaim: 'uid', audience: 'app', roomClaim: 'rooms' },
       allowAnonymous: true, allowedOrigins: ['https://a.example', 'https://b.example'], mutators: 'm.js#appMutators', roomWorkers: 3,
-      limits: { maxRoomBytes: 1000, maxRooms: 7, idleTimeoutMs: 9000 },
+      trustedProxies: ['127.0.0.1', '::1'],
+      limits: { maxRoomBytes: 1000, maxRooms: 7, idleTimeoutMs: 9000, maxConnectionsPerAddress: 50 },
     });
     expect(parseCliArgs(['--memory']).dataDir).toBeUndefined();
     expect(parseCliArgs(['--postgres', 'postgres://u@db:5432/rooms', '--pg-pool-size', '4'])).toMatchObject({ postgres: 'postgres://u@db:5432/rooms', pgPoolSize: 4, localStorageGiven: false });

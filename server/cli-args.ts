@@ -37,6 +37,8 @@ export interface CliOptions {
   };
   readonly allowAnonymous: boolean;
   readonly allowedOrigins: readonly string[];
+  /** Addresses of the reverse proxies whose X-Forwarded-For names the client. */
+  readonly trustedProxies: readonly string[];
   /** FILE or FILE#export of the app's mutators; undefined: none (only the conformance mutators). */
   readonly mutators: string | undefined;
   readonly roomWorkers: number | undefined;
@@ -45,6 +47,7 @@ export interface CliOptions {
     readonly maxRooms?: number;
     readonly roomsPerUser?: number;
     readonly roomsPerAddress?: number;
+    readonly maxConnectionsPerAddress?: number;
     readonly idleTimeoutMs?: number;
     readonly mutationsPerSecond?: number;
     readonly bytesPerSecond?: number;
@@ -92,6 +95,9 @@ export const USAGE = `Usage: roomsync-server [options]   (from the repository: n
   --max-rooms N             rooms in total that connects may create (default 10000)
   --rooms-per-user N        rooms a user may create per hour (default 100)
   --rooms-per-address N     rooms an address may create per hour (default 100)
+  --max-connections-per-address N  sockets one address may hold open; more get HTTP 429 (default 1000)
+  --trusted-proxies A,B     addresses of your reverse proxies: their X-Forwarded-For names the client address
+                            (per-address limits); without it every client behind a proxy counts as the proxy
   --mutations-per-second N  per connection, then back-pressure (default 20000; burst 100000)
   --bytes-per-second N      per connection, then back-pressure (default 8 MiB)
   --idle-timeout-ms N       close connections silent this long (default 30000)
@@ -115,6 +121,7 @@ const LIMIT_FLAGS: Readonly<Record<string, [keyof CliOptions['limits'], number]>
   '--max-rooms': ['maxRooms', 0],
   '--rooms-per-user': ['roomsPerUser', 0],
   '--rooms-per-address': ['roomsPerAddress', 0],
+  '--max-connections-per-address': ['maxConnectionsPerAddress', 1],
   '--idle-timeout-ms': ['idleTimeoutMs', 1],
   '--mutations-per-second': ['mutationsPerSecond', 1],
   '--bytes-per-second': ['bytesPerSecond', 1],
@@ -156,6 +163,7 @@ export function parseCliArgs(argv: readonly string[]): CliOptions {
     jwt: { secretFile: undefined, publicKeyFile: undefined, jwksURL: undefined, userClaim: undefined, issuer: undefined, audience: undefined, roomClaim: undefined },
     allowAnonymous: false,
     allowedOrigins: [],
+    trustedProxies: [],
     mutators: undefined,
     roomWorkers: undefined,
     limits: {},
@@ -228,6 +236,12 @@ export function parseCliArgs(argv: readonly string[]): CliOptions {
           .split(',')
           .map((o) => o.trim())
           .filter((o) => o !== '');
+        break;
+      case '--trusted-proxies':
+        opts.trustedProxies = value()
+          .split(',')
+          .map((a) => a.trim())
+          .filter((a) => a !== '');
         break;
       case '--mutators':
         opts.mutators = value();

@@ -1,4 +1,5 @@
 import type { AuthHandler } from './auth/auth';
+import type { AddressConnections } from './client-address';
 import type { ClientConnection } from './client-connection';
 import type { Clock, Timers } from './clock';
 import type { EngineHost } from './engine/engine-types';
@@ -27,6 +28,10 @@ export interface ServerContext {
   readonly authHandler: AuthHandler;
   readonly allowAnonymous: boolean;
   readonly originPolicy: OriginPolicy;
+  /** Proxies whose X-Forwarded-For names the client (see clientAddress). */
+  readonly trustedProxies: ReadonlySet<string>;
+  /** Sockets open per client address, capped. */
+  readonly addressConnections: AddressConnections;
   readonly requireRooms: boolean;
   readonly roomQuota: RoomQuota;
   readonly adminKey: string | undefined;

@@ -4,6 +4,7 @@ import { WebSocketServer } from 'ws';
 import type { MutatorDefs } from '../src/db/transaction-types';
 import { ADMIN_PATH, handleAdmin } from './admin-api';
 import { devAuthHandler, type AuthHandler } from './auth/auth';
+import { AddressConnections, normalizeAddress } from './client-address';
 import { CLOSE_GOING_AWAY } from './client-connection';
 import { systemClock, systemTimers, type Clock, type Timers } from './clock';
 import type { ServerContext } from './context';
@@ -15,6 +16,7 @@ import {
   DEFAULT_BYTE_BURST,
   DEFAULT_BYTES_PER_SECOND,
   DEFAULT_IDLE_TIMEOUT_MS,
+  DEFAULT_MAX_CONNECTIONS_PER_ADDRESS,
   DEFAULT_MAX_FRAME_BYTES,
   DEFAULT_MAX_ROOMS,
   DEFAULT_MAX_SEND_BUFFER_BYTES,
@@ -90,6 +92,15 @@ export interface ServerOptions {
   readonly allowAnonymous?: boolean;
   /** Browser origins allowed besides the page's own (`https://app.example.com`, or `*`). @default [] */
   readonly allowedOrigins?: readonly string[];
+  /**
+   * Addresses of the reverse proxies in front of the server (TLS at the
+   * proxy): a socket from one of them is counted under the client address
+   * its X-Forwarded-For names (per-address quotas and limits); without this
+   * every client behind the proxy counts as the proxy. @default []
+   */
+  readonly trustedProxies?: readonly string[];
+  /** Sockets one client address may hold open at once; more get HTTP 429. @default 1000 */
+  readonly maxConnectionsPerAddress?: number;
   /** Also allow pages on loopback hosts (localhost, 127.0.0.1, [::1]), for development. @default true */
   readonly allowLoopbackOrigins?: boolean;
   /** @default a MemoryStorage (nothing survives the process) */
@@ -200,6 +211,8 @@ export function createServer(options: ServerOptions = {}): RoomsyncServer {
     authHandler: options.authHandler ?? devAuthHandler,
     allowAnonymous: options.allowAnonymous ?? false,
     originPolicy: { allowed: options.allowedOrigins ?? [], loopback: options.allowLoopbackOrigins ?? true },
+    trustedProxies: new Set((options.trustedProxies ?? []).map(normalizeAddress)),
+    addressConnections: new AddressConnections(options.maxConnectionsPerAddress ?? DEFAULT_MAX_CONNECTIONS_PER_ADDRESS),
     requireRooms: options.requireRooms ?? false,
     roomQuota: new RoomQuota(storage, clock, {
       maxRooms: options.maxRooms ?? DEFAULT_MAX_ROOMS,

@@ -19,6 +19,8 @@ export const DEFAULT_MUTATOR_TIMEOUT_MS = 5000;
  * size: far under what one poke can carry (a JS string holds at most ~512 MB).
  */
 export const DEFAULT_MAX_ROOM_BYTES = 64 * 1024 * 1024;
+/** Sockets one client address may hold open at once (a proxy's clients each count: see trustedProxies); more are refused with HTTP 429. */
+export const DEFAULT_MAX_CONNECTIONS_PER_ADDRESS = 1000;
 /** Rooms stored in total beyond which connects do not create new ones. */
 export const DEFAULT_MAX_ROOMS = 10_000;
 /** Rooms one user, and one client address, may create by connecting, per window. */

@@ -4,6 +4,7 @@ import type { RawData, WebSocket, WebSocketServer } from 'ws';
 import { decodeAuthSubprotocol, decodeUpstream, parseConnectRequest, ProtocolError, type Upstream } from '../src/protocol';
 import { ANONYMOUS_USER_ID, type AuthData } from './auth/auth';
 import { TokenRefusedError } from './auth/jwt-auth';
+import { clientAddress } from './client-address';
 import { CLOSE_INTERNAL_ERROR, CLOSE_POLICY, ClientConnection } from './client-connection';
 import { IdleWatch, RateLimiter } from './connection-guards';
 import type { ServerContext } from './context';
@@ -75,7 +76,14 @@ export function createUpgradeHandler(ctx: ServerContext, wss: WebSocketServer) {
       ctx.counters.rejectedConnects++;
       return refuse(socket, 401, 'Unauthorized');
     }
-    wss.handleUpgrade(req, socket, head, (ws) => void serveSocket(ctx, ws, req, refusals));
+    const address = clientAddress(req, ctx.trustedProxies);
+    if (!ctx.addressConnections.tryOpen(address)) {
+      ctx.counters.rejectedConnects++;
+      refusals.log('connect refused: too many sockets from one address', { address: cut(address), max: ctx.addressConnections.max });
+      return refuse(socket, 429, 'Too Many Requests');
+    }
+    socket.once('close', () => ctx.addressConnections.closed(address));
+    wss.handleUpgrade(req, socket, head, (ws) => void serveSocket(ctx, ws, req, address, refusals));
   };
 }
 
@@ -103,7 +111,7 @@ async function authenticate(ctx: ServerContext, req: IncomingMessage, roomID: st
   }
 }
 
-async function serveSocket(ctx: ServerContext, ws: WebSocket, req: IncomingMessage, refusals: LogBudget): Promise<void> {
+async function serveSocket(ctx: ServerContext, ws: WebSocket, req: IncomingMessage, address: string, refusals: LogBudget): Promise<void> {
   let session: { conn: ClientConnection; room: Room } | undefined;
   let attaching: { conn: ClientConnection; room: Room } | undefined;
   const early: [RawData, boolean][] = [];
@@ -151,7 +159,6 @@ async function serveSocket(ctx: ServerContext, ws: WebSocket, req: IncomingMessa
     }
     const userProblem = storedTextProblem(auth.userID, MAX_ID_BYTES);
     if (userProblem !== undefined) return failConnect('Unauthorized', `Unauthorized: the user id the token maps to cannot be stored: ${userProblem}`);
-    const address = req.socket.remoteAddress ?? 'unknown';
     const create = ctx.requireRooms ? (false as const) : () => ctx.roomQuota.claim(params.roomID, auth.userID, address);
     let room = await ctx.registry.get(params.roomID, create);
     // A room dropped from memory between the lookup and now: look again (bounded).
