@@ -8,7 +8,7 @@
  * whole hash list of the chain at every persist). Prints figures; never fails on speed.
  */
 import { MemoryKvProvider } from '../src/kv/memory-provider';
-import type { KvStore } from '../src/kv/types';
+import { withWrappedWrites } from '../src/kv/wrapped-writes.testing';
 import { Tabs } from '../src/persist/testing/tabs';
 import { fixed, printTable } from './measure';
 
@@ -17,35 +17,27 @@ const PERSISTS = Number(process.env.BENCH_OFFLINE_PERSISTS ?? 20);
 /** Mutations made between persists while the backlog is built (a persist a second at 1,000 mutations a second). */
 const PERSIST_EVERY = 1_000;
 
-/** Memory stores whose puts into the shared store ('data') are counted while `counting` is on. */
-class CountingProvider extends MemoryKvProvider {
-  counting = false;
-  bytes = 0;
-  puts = 0;
-
-  override async open(name: string): Promise<KvStore> {
-    const store = await super.open(name);
-    if (name !== 'data') return store;
-    const write = store.write.bind(store);
-    store.write = async () => {
-      const w = await write();
-      const put = w.put.bind(w);
-      w.put = (key, value) => {
-        if (this.counting) {
-          this.bytes += key.length + JSON.stringify(value).length;
-          this.puts++;
-        }
-        return put(key, value);
-      };
-      return w;
-    };
-    return store;
-  }
+/** Puts into the shared store ('data') counted while `counting` is on. */
+interface PutCounter {
+  counting: boolean;
+  bytes: number;
+  puts: number;
 }
 
 async function persistCost(pending: number): Promise<string[]> {
-  const provider = new CountingProvider(`bench-offline-${pending}`);
-  const tabs = new Tabs({ frozen: true, provider });
+  const provider: PutCounter = { counting: false, bytes: 0, puts: 0 };
+  const kv = withWrappedWrites(new MemoryKvProvider(`bench-offline-${pending}`), (w) => {
+    const put = w.put.bind(w);
+    w.put = (key, value) => {
+      if (provider.counting) {
+        provider.bytes += key.length + JSON.stringify(value).length;
+        provider.puts++;
+      }
+      return put(key, value);
+    };
+    return w;
+  }, { wrapped: (name) => name === 'data' });
+  const tabs = new Tabs({ frozen: true, provider: kv });
   try {
     const tab = await tabs.open();
     for (let i = 0; i < pending; i++) {

@@ -9,14 +9,20 @@ afterEach(async () => {
   t = undefined;
 });
 
+/** Alice's client, connected to `roomID`, with her first mutation (`a` = 1) acknowledged. */
+async function aliceWithOnePut(roomID: string) {
+  const alice = t!.connect({ roomID, token: 'alice' });
+  await alice.ready();
+  alice.mutate('put', { key: 'a', value: 1 });
+  await alice.acked(1);
+  return alice;
+}
+
 describe('per-user authorization', () => {
   it('binds a client id to the user who first connected with it: another user gets Unauthorized', async () => {
     t = await startTestServer();
     const roomID = uniqueID('room');
-    const alice = t.connect({ roomID, token: 'alice' });
-    await alice.ready();
-    alice.mutate('put', { key: 'a', value: 1 });
-    await alice.acked(1);
+    const alice = await aliceWithOnePut(roomID);
     const bob = t.connect({ roomID, token: 'bob', clientID: alice.clientID, clientGroupID: alice.clientGroupID, lmid: 1 });
     await bob.until(() => bob.closed);
     expect(bob.errors).toEqual([['Unauthorized', `Client ${alice.clientID} belongs to another user`]]);
@@ -25,10 +31,7 @@ describe('per-user authorization', () => {
   it("refuses a push in the name of another user's client with Unauthorized, without naming that client's group", async () => {
     t = await startTestServer();
     const roomID = uniqueID('room');
-    const alice = t.connect({ roomID, token: 'alice' });
-    await alice.ready();
-    alice.mutate('put', { key: 'a', value: 1 });
-    await alice.acked(1);
+    const alice = await aliceWithOnePut(roomID);
     const bob = t.connect({ roomID, token: 'bob' });
     await bob.ready();
     bob.push([bob.mutation('put', { key: 'a', value: 'stolen' }, 2, alice.clientID)]);
@@ -40,10 +43,7 @@ describe('per-user authorization', () => {
   it("binds a client group to its first client's user: another user can neither connect into it, push in its name nor pull its mutation ids", async () => {
     t = await startTestServer();
     const roomID = uniqueID('room');
-    const alice = t.connect({ roomID, token: 'alice' });
-    await alice.ready();
-    alice.mutate('put', { key: 'a', value: 1 });
-    await alice.acked(1);
+    const alice = await aliceWithOnePut(roomID);
     const refusal = [['Unauthorized', `Client group ${alice.clientGroupID} belongs to another user`]];
     // A new client of bob's in alice's group.
     const joining = t.connect({ roomID, token: 'bob', clientGroupID: alice.clientGroupID });

@@ -232,16 +232,10 @@ export function parseCliArgs(argv: readonly string[]): CliOptions {
         opts.allowAnonymous = true;
         break;
       case '--allowed-origins':
-        opts.allowedOrigins = value()
-          .split(',')
-          .map((o) => o.trim())
-          .filter((o) => o !== '');
+        opts.allowedOrigins = commaList(value());
         break;
       case '--trusted-proxies':
-        opts.trustedProxies = value()
-          .split(',')
-          .map((a) => a.trim())
-          .filter((a) => a !== '');
+        opts.trustedProxies = commaList(value());
         break;
       case '--mutators':
         opts.mutators = value();
@@ -301,4 +295,12 @@ function integer(name: string, text: string, min: number, max: number): number {
   const n = Number(text);
   if (!/^[0-9]+$/.test(text) || n < min || n > max) throw new CliUsageError(`${name} must be an integer from ${min} to ${max}, not ${text}`);
   return n;
+}
+
+/** `a, b,,c` → ['a', 'b', 'c']. */
+function commaList(text: string): string[] {
+  return text
+    .split(',')
+    .map((item) => item.trim())
+    .filter((item) => item !== '');
 }
