@@ -210,7 +210,12 @@ export function createServer(options: ServerOptions = {}): RoomsyncServer {
     host,
     authHandler: options.authHandler ?? devAuthHandler,
     allowAnonymous: options.allowAnonymous ?? false,
-    originPolicy: { allowed: options.allowedOrigins ?? [], loopback: options.allowLoopbackOrigins ?? true },
+    originPolicy: {
+      allowed: options.allowedOrigins ?? [],
+      loopback: options.allowLoopbackOrigins ?? true,
+      // A token proves nothing here: a page of another site rebound to this server by DNS could act as anyone.
+      guardRebinding: (options.authHandler ?? devAuthHandler) === devAuthHandler || options.allowAnonymous === true,
+    },
     trustedProxies: new Set((options.trustedProxies ?? []).map(normalizeAddress)),
     addressConnections: new AddressConnections(options.maxConnectionsPerAddress ?? DEFAULT_MAX_CONNECTIONS_PER_ADDRESS),
     requireRooms: options.requireRooms ?? false,

@@ -6,7 +6,9 @@ import { newWsid, uniqueID } from './test-support/test-client';
 import { startTestServer, type TestServer } from './test-support/test-server';
 
 const strict = { allowed: [], loopback: false };
-const dev = { allowed: [], loopback: true };
+const dev = { allowed: [], loopback: true, guardRebinding: true };
+/** Loopback pages allowed, tokens real (a server not started with --production, or the library's default, with real auth). */
+const realAuth = { allowed: [], loopback: true };
 
 describe('originAllowed', () => {
   it('allows non-browser clients (no Origin) and the page\'s own origin', () => {
@@ -30,7 +32,7 @@ describe('originAllowed', () => {
     expect(originAllowed('http://[::1]:3000', '127.0.0.1:8080', dev)).toBe(true);
   });
 
-  it('in development, allows the page\'s own origin only under an IP address or localhost (DNS rebinding)', () => {
+  it('where a token proves nothing (dev auth, anonymous), allows the page\'s own origin only under an IP address or localhost (DNS rebinding)', () => {
     // A page of evil.example whose name now resolves to this server sends Host and Origin of evil.example.
     expect(originAllowed('http://evil.example:8080', 'evil.example:8080', dev)).toBe(false);
     expect(originAllowed('http://EVIL.example:8080', 'evil.example:8080', dev)).toBe(false);
@@ -43,8 +45,10 @@ describe('originAllowed', () => {
     expect(originAllowed('http://[fe80::1]:8080', '[fe80::1]:8080', dev)).toBe(true);
     expect(originAllowed('http://10.0.0.5:8080', '127.0.0.1:8080', dev)).toBe(false);
     // A name the developer lists is allowed; production keeps the page's own origin under any name.
-    expect(originAllowed('http://mybox.lan:8080', 'mybox.lan:8080', { allowed: ['http://mybox.lan:8080'], loopback: true })).toBe(true);
+    expect(originAllowed('http://mybox.lan:8080', 'mybox.lan:8080', { allowed: ['http://mybox.lan:8080'], loopback: true, guardRebinding: true })).toBe(true);
     expect(originAllowed('http://evil.example:8080', 'evil.example:8080', strict)).toBe(true);
+    // With real tokens the page's own origin stands under any name, loopback pages allowed or not (a review finding: 403 for an app's own page).
+    expect(originAllowed('https://app.example.com', 'app.example.com', realAuth)).toBe(true);
   });
 });
 
@@ -74,5 +78,11 @@ describe('the origin check on a development server (a real upgrade)', () => {
     expect(await connectAs(`evil.example:${port}`, `http://evil.example:${port}`)).toBe('HTTP 403');
     expect(await connectAs(`127.0.0.1:${port}`, `http://127.0.0.1:${port}`)).toBe('["connected"');
     expect(await connectAs(`localhost:${port}`, `http://localhost:${port}`)).toBe('["connected"');
+  });
+
+  it("with real auth, serves the app's own page under its real name, loopback pages allowed as by default", async () => {
+    t = await startTestServer({ authHandler: (token) => ({ userID: token }) });
+    const port = new URL(t.url).port;
+    expect(await connectAs(`app.example.com:${port}`, `http://app.example.com:${port}`)).toBe('["connected"');
   });
 });

@@ -6,6 +6,13 @@ export interface OriginPolicy {
   readonly allowed: readonly string[];
   /** Pages served from loopback hosts (localhost, 127.0.0.1, [::1]) on any port: a development convenience. */
   readonly loopback: boolean;
+  /**
+   * The page's own origin counts only under a name DNS rebinding cannot
+   * take (an IP address, localhost): on where a token proves nothing (dev
+   * auth, anonymous users), so that a page of another site rebound to the
+   * server cannot act as any user. @default false
+   */
+  readonly guardRebinding?: boolean;
 }
 
 const LOOPBACK_HOSTNAMES = new Set(['localhost', '127.0.0.1', '[::1]']);
@@ -29,15 +36,14 @@ function cannotBeRebound(hostname: string): boolean {
  * (cross-site WebSocket hijacking).
  *
  * The page's own origin (the Origin's host is the request's Host) is allowed.
- * With `loopback` on (development) only when that host is an IP address or
+ * With `guardRebinding` on only when that host is an IP address or
  * localhost: a page on another site that rebinds its own DNS name to this
  * server's address (DNS rebinding) also sends an Origin equal to the Host,
- * and a development server, often on dev auth where a token is any user id,
- * is the one worth reaching that way. A development server reached under
- * another name (`http://mybox.lan:8080`) lists that origin in `allowed`.
- * In production (`loopback` off) the page's own origin is allowed under any
- * name: the server is reached under its real name there, and its tokens are
- * real (a browser does not send a token to a rebound page by itself).
+ * and a server where a token is any user id (dev auth, anonymous users) is
+ * the one worth reaching that way. Such a server reached under another name
+ * (`http://mybox.lan:8080`) lists that origin in `allowed`. With real tokens
+ * the page's own origin is allowed under any name: a browser does not send
+ * a user's token to a rebound page by itself.
  */
 export function originAllowed(origin: string | undefined, host: string | undefined, policy: OriginPolicy): boolean {
   if (origin === undefined) return true;
@@ -50,6 +56,6 @@ export function originAllowed(origin: string | undefined, host: string | undefin
   }
   if (url.origin === 'null') return false;
   if (policy.allowed.some((a) => a.toLowerCase().replace(/\/+$/, '') === url.origin)) return true;
-  if (host !== undefined && url.host === host.toLowerCase() && (!policy.loopback || cannotBeRebound(url.hostname))) return true;
+  if (host !== undefined && url.host === host.toLowerCase() && (policy.guardRebinding !== true || cannotBeRebound(url.hostname))) return true;
   return policy.loopback && LOOPBACK_HOSTNAMES.has(url.hostname);
 }
