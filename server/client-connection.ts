@@ -9,13 +9,18 @@ export const CLOSE_GOING_AWAY = 1001;
 export const CLOSE_POLICY = 1008;
 export const CLOSE_INTERNAL_ERROR = 1011;
 
+/** A queued answer to a connection's pull, and the newest pull it answers. */
+export interface PullSlot {
+  pull: PullRequestBody;
+}
+
 /** One client's socket, once its connect request was accepted. */
 export class ClientConnection {
   /** The cookie the client was last brought to (its baseCookie for the next poke). */
   cookie: number | null;
   private closed = false;
-  /** The newest pull request not answered yet; at most one waits in the room's queue. */
-  private pendingPull: PullRequestBody | undefined;
+  /** The pull the last queued answer will send, while a newer pull may still take its place (see queuePull). */
+  private openPull: PullSlot | undefined;
 
   constructor(
     private readonly socket: WebSocket,
@@ -48,22 +53,32 @@ export class ClientConnection {
   }
 
   /**
-   * Keeps `pull` to answer; true when none was waiting (the caller queues the
-   * answer), false when it replaced one (a client that asks again before the
-   * answer came gets the newest answer only, so a flood of pulls holds one
-   * task in the room's queue, not one each).
+   * A pull to answer: a new slot, for which the caller queues an answer, or
+   * undefined when it took the place of a pull still waiting (a client that
+   * asks again before the answer came gets the newest answer only, so a
+   * flood of pulls holds one task in the room's queue, not one each).
    */
-  queuePull(pull: PullRequestBody): boolean {
-    const waiting = this.pendingPull !== undefined;
-    this.pendingPull = pull;
-    return !waiting;
+  queuePull(pull: PullRequestBody): PullSlot | undefined {
+    if (this.openPull !== undefined) {
+      this.openPull.pull = pull;
+      return undefined;
+    }
+    return (this.openPull = { pull });
   }
 
-  /** The pull to answer now (and none waits any more). */
-  takePull(): PullRequestBody | undefined {
-    const pull = this.pendingPull;
-    this.pendingPull = undefined;
-    return pull;
+  /**
+   * A push was queued after the waiting pull: a later pull must be answered
+   * after that push (its answer may acknowledge it), so it gets a slot of its
+   * own instead of taking the waiting one's place.
+   */
+  closePull(): void {
+    this.openPull = undefined;
+  }
+
+  /** The pull `slot` answers now (no later pull takes its place any more). */
+  takePull(slot: PullSlot): PullRequestBody {
+    if (this.openPull === slot) this.openPull = undefined;
+    return slot.pull;
   }
 
   send(message: Downstream): void {

@@ -62,6 +62,28 @@ describe('a connection that floods or stalls', () => {
     await writer.acked(writer.mutate('put', { key: 'k', value: 1 }));
   });
 
+  it('gets a pull asked after a push answered after that push: a pull does not take the place of one asked before the push', async () => {
+    t = await startTestServer();
+    const roomID = uniqueID('room');
+    // Another group of the same user, whose tab closed before pushing (mutation recovery).
+    const closedTab = t.connect({ roomID, token: 'u' });
+    await closedTab.ready();
+    await closedTab.close();
+    const a = t.connect({ roomID, token: 'u' });
+    await a.ready();
+    const pull = (requestID: string) => JSON.stringify(['pull', { clientGroupID: closedTab.clientGroupID, cookie: null, requestID }]);
+    const socket = socketOf(a);
+    socket.cork();
+    a.sendRaw(pull('p1'));
+    a.push([a.mutation('put', { key: 'recovered', value: 1 }, 1, closedTab.clientID)], closedTab.clientGroupID);
+    a.sendRaw(pull('p2'));
+    socket.uncork();
+    const answers = () => a.messages.flatMap((m) => (m[0] === 'pull' ? [m[1] as { requestID: string; lastMutationIDChanges: Record<string, number> }] : []));
+    await a.until(() => answers().some((p) => p.requestID === 'p2'));
+    expect(answers().map((p) => p.requestID)).toEqual(['p1', 'p2']);
+    expect(answers()[1]!.lastMutationIDChanges).toEqual({ [closedTab.clientID]: 1 });
+  });
+
   it('that writes but stopped reading is closed after an idle timeout without progress, even while it keeps sending', async () => {
     const looks: (() => void)[] = [];
     const timers: Timers = {
@@ -114,5 +136,55 @@ describe('a connection that floods or stalls', () => {
       ['refused connects not logged one by one', 30],
       ['connect refused', undefined],
     ]);
+  });
+
+  it('that reads slowly, falling behind while the room keeps sending, is not closed: its socket makes progress between looks', async () => {
+    const looks: (() => void)[] = [];
+    const timers: Timers = {
+      setTimeout: (cb, ms) => (ms === 5_000 ? looks.push(cb) : setTimeout(cb, ms)),
+      clearTimeout: (h) => (typeof h === 'number' ? undefined : clearTimeout(h as NodeJS.Timeout)),
+    };
+    // The writer sends 56 MB: no byte rate limit in the way.
+    const unlimited = { bytesPerSecond: 1e12, byteBurst: 1e12 };
+    t = await startTestServer({ idleTimeoutMs: 10_000, timers, maxSendBufferBytes: 256 * 1024 * 1024, maxFrameBytes: 4 * 1024 * 1024, ...unlimited });
+    const roomID = uniqueID('room');
+    const slow = t.connect({ roomID });
+    const writer = t.connect({ roomID });
+    await Promise.all([slow.ready(), writer.ready()]);
+    const socket = socketOf(slow);
+    socket.pause();
+    const value = 'v'.repeat(1024 * 1024);
+    let round = 0;
+    const fill = async (n: number) => {
+      for (let i = 0; i < n; i++) await writer.acked(writer.mutate('put', { key: `k${round++ % 4}`, value: `${round}${value}` }));
+    };
+    await fill(24);
+    /** Reads about `bytes` of what waits (a slow reader: less than the room sends meanwhile). */
+    const readAbout = (bytes: number) =>
+      new Promise<void>((resolve) => {
+        let read = 0;
+        const onData = (chunk: Buffer) => {
+          read += chunk.length;
+          if (read < bytes) return;
+          socket.off('data', onData);
+          socket.pause();
+          resolve();
+        };
+        socket.on('data', onData);
+        socket.resume();
+      });
+    for (let look = 0; look < 4; look++) {
+      // Between two looks the client reads a little (a short resume), and the room sends more than it read.
+      await readAbout(4 * 1024 * 1024);
+      await fill(8);
+      slow.sendRaw(JSON.stringify(['ping', {}]));
+      writer.sendRaw(JSON.stringify(['ping', {}]));
+      await new Promise((r) => setTimeout(r, 50));
+      for (const fire of looks.splice(0)) fire();
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    expect(await connections()).toBe(2);
+    expect(slow.closed).toBe(false);
+    socket.resume();
   });
 });

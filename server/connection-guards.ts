@@ -1,3 +1,4 @@
+import type { Socket } from 'node:net';
 import type { WebSocket } from 'ws';
 import type { ServerContext } from './context';
 import { TokenBucket } from './token-bucket';
@@ -42,18 +43,20 @@ export class RateLimiter {
  * ping; one still silent at the next look is cut off. Clients ping every 5 s
  * when quiet, and browsers answer WebSocket pings on their own.
  *
- * Also those that stopped reading: a socket with bytes still to send that
- * took none of them for a whole idle timeout (two looks) is cut off, however
- * much it sends (a client that writes but never reads would otherwise keep
- * what was sent to it, a whole catch-up, in the server's memory).
+ * Also those that stopped reading: a socket with bytes still to send whose
+ * kernel took none of them for a whole idle timeout (three looks in a row
+ * that see the same progress) is cut off, however much it sends (a client
+ * that writes but never reads would otherwise keep what was sent to it, a
+ * whole catch-up, in the server's memory). A slow reader makes progress,
+ * even through one large frame, and is left alone.
  */
 export class IdleWatch {
   private active = true;
   private pinged = false;
   private handle: unknown;
   private stopped = false;
-  /** Bytes queued for the socket at the last look, and looks in a row it took none of them. */
-  private lastBuffered = 0;
+  /** How far the socket's writes had got at the last look (undefined before it), and looks in a row that saw no further. */
+  private lastProgress: string | undefined;
   private stalledLooks = 0;
 
   constructor(
@@ -81,8 +84,9 @@ export class IdleWatch {
   private look(): void {
     if (this.stopped || this.ws.readyState !== this.ws.OPEN) return;
     const buffered = this.ws.bufferedAmount;
-    this.stalledLooks = buffered > 0 && buffered >= this.lastBuffered ? this.stalledLooks + 1 : 0;
-    this.lastBuffered = buffered;
+    const progress = writeProgress(this.ws);
+    this.stalledLooks = buffered > 0 && progress === this.lastProgress ? this.stalledLooks + 1 : 0;
+    this.lastProgress = progress;
     if (this.stalledLooks >= 2) {
       this.ctx.counters.idleClosed++;
       this.ctx.logger.info('closing a connection that stopped reading', { bufferedBytes: buffered, idleTimeoutMs: this.ctx.limits.idleTimeoutMs });
@@ -103,4 +107,17 @@ export class IdleWatch {
     }
     this.arm();
   }
+}
+
+/**
+ * How far a socket's writes have got: bytes whose writes completed, and what
+ * is left of the write under way (the kernel takes a large frame a part at a
+ * time). Read from Node's socket (ws keeps it as `_socket`); where those are
+ * missing, the bytes still queued.
+ */
+function writeProgress(ws: WebSocket): string {
+  const socket = (ws as unknown as { _socket?: Socket & { _handle?: { writeQueueSize?: number } } })._socket;
+  const inFlight = socket?._handle?.writeQueueSize;
+  if (socket === undefined || inFlight === undefined) return `queued ${ws.bufferedAmount}`;
+  return `${socket.bytesWritten - socket.writableLength} ${inFlight}`;
 }

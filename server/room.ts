@@ -1,5 +1,5 @@
 import type { PushBody } from '../src/protocol';
-import { CLOSE_INTERNAL_ERROR, type ClientConnection } from './client-connection';
+import { CLOSE_INTERNAL_ERROR, type ClientConnection, type PullSlot } from './client-connection';
 import type { Clock, Timers } from './clock';
 import { ClientError, StorageError } from './errors';
 import type { FailureLog } from './failure-log';
@@ -263,11 +263,11 @@ export class Room {
     this.schedule();
   }
 
-  /** Mutation recovery: what the server has processed for a (usually other) client group; answers the connection's newest pull (see ClientConnection.queuePull). */
-  pull(conn: ClientConnection): Promise<void> {
+  /** Mutation recovery: what the server has processed for a (usually other) client group; answers the newest pull in `slot` (see ClientConnection.queuePull). */
+  pull(conn: ClientConnection, slot: PullSlot): Promise<void> {
     return this.run(async () => {
-      const pull = conn.takePull();
-      if (pull === undefined || conn.isClosed) return;
+      const pull = conn.takePull(slot);
+      if (conn.isClosed) return;
       await this.refresh();
       const { user, ...answer } = await this.engineCall(() => this.deps.host.pull(this.roomID, pull.clientGroupID, pull.cookie));
       if (user !== undefined && user !== conn.userID) return conn.fail('Unauthorized', `Client group ${pull.clientGroupID} belongs to another user`);

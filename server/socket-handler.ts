@@ -211,12 +211,15 @@ function onFrame(ctx: ServerContext, conn: ClientConnection, room: Room, rate: R
       return;
     case 'push':
       hint.lastPushValid = true;
+      conn.closePull();
       room.push(conn, message[1], text);
       return;
-    case 'pull':
+    case 'pull': {
       // One pull of a connection waits in its room's queue at a time: a newer one takes its place (answered instead).
-      if (conn.queuePull(message[1])) room.pull(conn).catch((error: unknown) => ctx.logger.error('pull failed', { roomID: conn.roomID, error }));
+      const slot = conn.queuePull(message[1]);
+      if (slot !== undefined) room.pull(conn, slot).catch((error: unknown) => ctx.logger.error('pull failed', { roomID: conn.roomID, error }));
       return;
+    }
   }
 }
 
