@@ -54,5 +54,7 @@ describe('parseCliArgs', () => {
     expect(() => parseCliArgs(['--log-level', 'loud'])).toThrow(/--log-level/);
     expect(() => parseCliArgs(['--auth', 'magic'])).toThrow(/--auth must be/);
     expect(() => parseCliArgs(['--auth', 'webhook'])).toThrow(/needs the URL/);
+    expect(() => parseCliArgs(['--trusted-proxies', '10.0.0.0/8'])).toThrow(/--trusted-proxies takes IP addresses/);
+    expect(parseCliArgs(['--trusted-proxies', '[::1],10.0.0.5']).trustedProxies).toEqual(['[::1]', '10.0.0.5']);
   });
 });

@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import { ANSWER_WINDOW_MS } from './engine/spin-wait';
 import { isLogLevel, type LogLevel } from './logger';
 
@@ -234,9 +235,12 @@ export function parseCliArgs(argv: readonly string[]): CliOptions {
       case '--allowed-origins':
         opts.allowedOrigins = commaList(value());
         break;
-      case '--trusted-proxies':
+      case '--trusted-proxies': {
         opts.trustedProxies = commaList(value());
+        const notAddress = opts.trustedProxies.find((a) => isIP(a.replace(/^\[(.*)\]$/, '$1')) === 0);
+        if (notAddress !== undefined) throw new CliUsageError(`--trusted-proxies takes IP addresses (no ranges, no names), not ${notAddress}`);
         break;
+      }
       case '--mutators':
         opts.mutators = value();
         break;

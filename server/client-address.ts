@@ -1,10 +1,21 @@
 import type { IncomingMessage } from 'node:http';
 
-/** An address as one form: an IPv4 address mapped into IPv6 (`::ffff:1.2.3.4`, as Node reports IPv4 peers of a dual-stack socket) is the IPv4 address. */
+/**
+ * An address as one form: without a port a proxy may append (`1.2.3.4:5678`,
+ * `[2001:db8::1]:443`) or brackets, and an IPv4 address mapped into IPv6
+ * (`::ffff:1.2.3.4`, as Node reports IPv4 peers of a dual-stack socket) as
+ * the IPv4 address.
+ */
 export function normalizeAddress(address: string): string {
-  const a = address.trim().toLowerCase();
+  let a = address.trim().toLowerCase();
+  const bracketed = /^\[([^\]]+)\](?::\d+)?$/.exec(a);
+  if (bracketed !== null) a = bracketed[1]!;
+  else if (/^[\d.]+:\d+$/.test(a)) a = a.slice(0, a.lastIndexOf(':'));
   return a.startsWith('::ffff:') && a.includes('.') ? a.slice(7) : a;
 }
+
+/** Loopback peers: a proxy on the same host (or a local tool), not capped per address unless proxies are named. */
+const LOOPBACK = new Set(['127.0.0.1', '::1']);
 
 /**
  * The address of the client a request comes from. Behind a reverse proxy
@@ -23,21 +34,53 @@ export function clientAddress(req: IncomingMessage, trustedProxies: ReadonlySet<
   return hops[0] ?? peer;
 }
 
-/** Open sockets per client address, with a cap: `tryOpen` says whether one more may open, and counts it when it may. */
+/**
+ * Open sockets per client address, with a cap: `tryOpen` says whether one
+ * more may open, and counts it when it may. Without trusted proxies a
+ * loopback peer is not capped: it is most likely a reverse proxy on the same
+ * host, all of whose clients would otherwise share its one cap.
+ */
 export class AddressConnections {
   private readonly open = new Map<string, number>();
+  /** Sockets counted when they connected (the server's own HTTP server): not counted again at their upgrade. */
+  private readonly counted = new WeakSet<object>();
 
-  constructor(readonly max: number) {}
+  constructor(
+    readonly max: number,
+    private readonly trustedProxies: ReadonlySet<string>,
+  ) {}
 
   tryOpen(address: string): boolean {
+    if (this.trustedProxies.size === 0 && LOOPBACK.has(address)) return true;
     const n = this.open.get(address) ?? 0;
     if (n >= this.max) return false;
     this.open.set(address, n + 1);
     return true;
   }
 
+  /**
+   * Counts a socket of the server's own HTTP server as it connects, by its
+   * peer (a socket from a trusted proxy is counted at its upgrade, by the
+   * address it forwards); false: over the cap, destroy it. Half-written
+   * requests hold sockets too (slowloris), so this is where a peer is capped.
+   */
+  connected(socket: { readonly remoteAddress?: string | undefined; once(event: 'close', listener: () => void): unknown }): boolean {
+    const peer = normalizeAddress(socket.remoteAddress ?? 'unknown');
+    if (this.trustedProxies.has(peer)) return true;
+    if (!this.tryOpen(peer)) return false;
+    this.counted.add(socket);
+    socket.once('close', () => this.closed(peer));
+    return true;
+  }
+
+  /** Whether the socket was counted as it connected (an upgrade of it is not counted again). */
+  countedAtConnect(socket: object): boolean {
+    return this.counted.has(socket);
+  }
+
   closed(address: string): void {
-    const n = (this.open.get(address) ?? 1) - 1;
+    if (!this.open.has(address)) return;
+    const n = this.open.get(address)! - 1;
     if (n <= 0) this.open.delete(address);
     else this.open.set(address, n);
   }

@@ -191,6 +191,12 @@ export interface RoomsyncServer {
   handleRequest(req: IncomingMessage, res: ServerResponse): void;
 }
 
+/** How long a client may take to send a request's headers, and the whole request (Node's defaults: 60 s and 5 min). */
+const HTTP_HEADERS_TIMEOUT_MS = 10_000;
+const HTTP_REQUEST_TIMEOUT_MS = 30_000;
+/** How often Node looks for requests past those timeouts (its default: 30 s). */
+const HTTP_TIMEOUT_CHECK_MS = 2_000;
+
 /** How long shutdown waits for clients to answer the close handshake. */
 const SOCKET_CLOSE_GRACE_MS = 1000;
 
@@ -203,6 +209,7 @@ export function createServer(options: ServerOptions = {}): RoomsyncServer {
   const counters = newCounters();
   const host = createEngineHost(options, timers, logger, counters);
   const presence = presenceSettings(options.presence, timers, isSharedStorage(storage));
+  const trustedProxies = new Set((options.trustedProxies ?? []).map(normalizeAddress));
   const registry = new RoomRegistry({ storage, host, clock, logger, counters, failures: new FailureLog(logger, clock), presence, timers });
   const ctx: ServerContext = {
     registry,
@@ -216,8 +223,8 @@ export function createServer(options: ServerOptions = {}): RoomsyncServer {
       // A token proves nothing here: a page of another site rebound to this server by DNS could act as anyone.
       guardRebinding: (options.authHandler ?? devAuthHandler) === devAuthHandler || options.allowAnonymous === true,
     },
-    trustedProxies: new Set((options.trustedProxies ?? []).map(normalizeAddress)),
-    addressConnections: new AddressConnections(options.maxConnectionsPerAddress ?? DEFAULT_MAX_CONNECTIONS_PER_ADDRESS),
+    trustedProxies,
+    addressConnections: new AddressConnections(options.maxConnectionsPerAddress ?? DEFAULT_MAX_CONNECTIONS_PER_ADDRESS, trustedProxies),
     requireRooms: options.requireRooms ?? false,
     roomQuota: new RoomQuota(storage, clock, {
       maxRooms: options.maxRooms ?? DEFAULT_MAX_ROOMS,
@@ -283,8 +290,17 @@ export function createServer(options: ServerOptions = {}): RoomsyncServer {
     res.writeHead(404, { 'content-type': 'text/plain' }).end('Not Found');
   }
 
-  const http = createHttpServer(handleRequest);
+  // A request whose headers (or body) are not in by then is dropped: half-written requests must not hold sockets (slowloris).
+  const http = createHttpServer(
+    { headersTimeout: HTTP_HEADERS_TIMEOUT_MS, requestTimeout: HTTP_REQUEST_TIMEOUT_MS, connectionsCheckingInterval: HTTP_TIMEOUT_CHECK_MS },
+    handleRequest,
+  );
   http.on('upgrade', handleUpgrade);
+  http.on('connection', (socket: import('node:net').Socket) => {
+    if (ctx.addressConnections.connected(socket)) return;
+    ctx.counters.rejectedConnects++;
+    socket.destroy();
+  });
   let closing: Promise<void> | undefined;
 
   return {

@@ -77,12 +77,17 @@ export function createUpgradeHandler(ctx: ServerContext, wss: WebSocketServer) {
       return refuse(socket, 401, 'Unauthorized');
     }
     const address = clientAddress(req, ctx.trustedProxies);
-    if (!ctx.addressConnections.tryOpen(address)) {
-      ctx.counters.rejectedConnects++;
-      refusals.log('connect refused: too many sockets from one address', { address: cut(address), max: ctx.addressConnections.max });
-      return refuse(socket, 429, 'Too Many Requests');
+    // Counted by its peer as it connected (the server's own HTTP server), else here: by the address a proxy forwards, or an embedder's socket.
+    if (!ctx.addressConnections.countedAtConnect(socket)) {
+      if (!ctx.addressConnections.tryOpen(address)) {
+        ctx.counters.rejectedConnects++;
+        refusals.log('connect refused: too many sockets from one address', { address: cut(address), max: ctx.addressConnections.max });
+        return refuse(socket, 429, 'Too Many Requests');
+      }
+      // An embedder may hand over a socket that closed meanwhile: its place is given back at once.
+      if (socket.destroyed) ctx.addressConnections.closed(address);
+      else socket.once('close', () => ctx.addressConnections.closed(address));
     }
-    socket.once('close', () => ctx.addressConnections.closed(address));
     wss.handleUpgrade(req, socket, head, (ws) => void serveSocket(ctx, ws, req, address, refusals));
   };
 }
