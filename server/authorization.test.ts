@@ -140,4 +140,25 @@ describe('mutation recovery pushes (another client group of the same user)', () 
     await bob.until(() => bob.closed);
     expect(bob.errors[0]?.[0]).toBe('Unauthorized');
   });
+
+  it('takes at most newClientsPerUser new clients of one user a window, by pushes naming new client ids and by connects; other users are not held back', async () => {
+    t = await startTestServer({ newClientsPerUser: 3 });
+    const roomID = uniqueID('room');
+    const mallory = t.connect({ roomID, token: 'mallory' });
+    await mallory.ready();
+    // Her own client was the first; a push naming 5 more new ones is refused at the third new one.
+    mallory.push([1, 2, 3, 4, 5].map((i) => mallory.mutation('put', { key: `k${i}`, value: i }, 1, `${mallory.clientID}-${i}`)));
+    await mallory.until(() => mallory.closed);
+    expect(mallory.errors).toEqual([['InvalidPush', `Room ${roomID} takes at most 3 new clients of one user an hour; try again later`]]);
+    // Also after the room unloaded (its last client left) and loaded again.
+    await new Promise((r) => setTimeout(r, 50));
+    const again = t.connect({ roomID, token: 'mallory' });
+    await again.until(() => again.closed);
+    expect(again.errors).toEqual([['InvalidConnectionRequest', `Room ${roomID} takes at most 3 new clients of one user an hour; try again later`]]);
+    const bob = t.connect({ roomID, token: 'bob' });
+    await bob.ready();
+    const { json } = await t.admin('GET', '/stats');
+    const room = (json.rooms as { roomID: string; clients: number }[]).find((r) => r.roomID === roomID)!;
+    expect(room.clients).toBe(4);
+  });
 });

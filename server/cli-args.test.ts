@@ -30,7 +30,7 @@ describe('parseCliArgs', () => {
         '--synchronous', 'normal', '--production', '--auth', 'jwt', '--jwt-secret-file', 's.txt', '--jwt-user-claim', 'uid',
         '--jwt-audience', 'app', '--jwt-room-claim', 'rooms', '--allow-anonymous', '--allowed-origins', 'https://a.example, https://b.example',
         '--mutators', 'm.js#appMutators', '--room-workers', '3', '--max-room-bytes', '1000', '--max-rooms', '7', '--idle-timeout-ms', '9000',
-        '--trusted-proxies', '127.0.0.1, ::1', '--max-connections-per-address', '50',
+        '--trusted-proxies', '127.0.0.1, ::1', '--max-connections-per-address', '50', '--new-clients-per-user', '30',
       ]),
     ).toMatchObject({
       port: 0, host: '0.0.0.0', dataDir: '/tmp/d', adminKeyFile: 'k.txt', requireRooms: true, logLevel: 'debug',
@@ -38,7 +38,7 @@ describe('parseCliArgs', () => {
       auth: { kind: 'jwt' }, jwt: { secretFile: 's.txt', userClaim: 'uid', audience: 'app', roomClaim: 'rooms' },
       allowAnonymous: true, allowedOrigins: ['https://a.example', 'https://b.example'], mutators: 'm.js#appMutators', roomWorkers: 3,
       trustedProxies: ['127.0.0.1', '::1'],
-      limits: { maxRoomBytes: 1000, maxRooms: 7, idleTimeoutMs: 9000, maxConnectionsPerAddress: 50 },
+      limits: { maxRoomBytes: 1000, maxRooms: 7, idleTimeoutMs: 9000, maxConnectionsPerAddress: 50, newClientsPerUser: 30 },
     });
     expect(parseCliArgs(['--memory']).dataDir).toBeUndefined();
     expect(parseCliArgs(['--postgres', 'postgres://u@db:5432/rooms', '--pg-pool-size', '4'])).toMatchObject({ postgres: 'postgres://u@db:5432/rooms', pgPoolSize: 4, localStorageGiven: false });

@@ -49,6 +49,7 @@ export interface CliOptions {
     readonly roomsPerUser?: number;
     readonly roomsPerAddress?: number;
     readonly maxConnectionsPerAddress?: number;
+    readonly newClientsPerUser?: number;
     readonly idleTimeoutMs?: number;
     readonly mutationsPerSecond?: number;
     readonly bytesPerSecond?: number;
@@ -97,6 +98,7 @@ export const USAGE = `Usage: roomsync-server [options]   (from the repository: n
   --rooms-per-user N        rooms a user may create per hour (default 100)
   --rooms-per-address N     rooms an address may create per hour (default 100)
   --max-connections-per-address N  sockets one address may hold open; more get HTTP 429 (default 1000)
+  --new-clients-per-user N  new client ids one user may add to a room per hour (default 2000; anonymous users share it)
   --trusted-proxies A,B     addresses of your reverse proxies: their X-Forwarded-For names the client address
                             (per-address limits); without it every client behind a proxy counts as the proxy
   --mutations-per-second N  per connection, then back-pressure (default 20000; burst 100000)
@@ -123,6 +125,7 @@ const LIMIT_FLAGS: Readonly<Record<string, [keyof CliOptions['limits'], number]>
   '--rooms-per-user': ['roomsPerUser', 0],
   '--rooms-per-address': ['roomsPerAddress', 0],
   '--max-connections-per-address': ['maxConnectionsPerAddress', 1],
+  '--new-clients-per-user': ['newClientsPerUser', 1],
   '--idle-timeout-ms': ['idleTimeoutMs', 1],
   '--mutations-per-second': ['mutationsPerSecond', 1],
   '--bytes-per-second': ['bytesPerSecond', 1],

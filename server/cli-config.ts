@@ -113,6 +113,7 @@ export function cliServerConfig(opts: CliOptions, env: NodeJS.ProcessEnv, cwd: s
     ...(l.roomsPerAddress === undefined ? {} : { roomsPerAddress: l.roomsPerAddress }),
     ...(l.idleTimeoutMs === undefined ? {} : { idleTimeoutMs: l.idleTimeoutMs }),
     ...(l.maxConnectionsPerAddress === undefined ? {} : { maxConnectionsPerAddress: l.maxConnectionsPerAddress }),
+    ...(l.newClientsPerUser === undefined ? {} : { newClientsPerUser: l.newClientsPerUser }),
     ...(l.mutationsPerSecond === undefined ? {} : { mutationsPerSecond: l.mutationsPerSecond }),
     ...(l.bytesPerSecond === undefined ? {} : { bytesPerSecond: l.bytesPerSecond }),
     ...(l.mutatorTimeoutMs === undefined ? {} : { mutatorTimeoutMs: l.mutatorTimeoutMs }),

@@ -119,6 +119,12 @@ export interface ServerOptions {
   readonly maxTombstonesPerRoom?: number;
   /** A mutation that would take a room over this many bytes (keys + JSON, UTF-8) is skipped. @default 64 MiB */
   readonly maxRoomBytes?: number;
+  /**
+   * New client records one user may add to a room per hour (a connect with a
+   * new client id, or a push naming one); beyond, the connect or push is
+   * refused. All anonymous users share one budget. @default 2000
+   */
+  readonly newClientsPerUser?: number;
   /** Rooms stored in total beyond which connects create no more. @default 10000 */
   readonly maxRooms?: number;
   /** Rooms one user may create by connecting, per `roomQuotaWindowMs`. @default 100 */

@@ -21,6 +21,9 @@ export const DEFAULT_MUTATOR_TIMEOUT_MS = 5000;
 export const DEFAULT_MAX_ROOM_BYTES = 64 * 1024 * 1024;
 /** Sockets one client address may hold open at once (a proxy's clients each count: see trustedProxies); more are refused with HTTP 429. */
 export const DEFAULT_MAX_CONNECTIONS_PER_ADDRESS = 1000;
+/** New client records one user may add to a room per NEW_CLIENT_WINDOW_MS (by connecting, or pushing for a client id the room has not seen). */
+export const DEFAULT_NEW_CLIENTS_PER_USER = 2000;
+export const NEW_CLIENT_WINDOW_MS = 60 * 60 * 1000;
 /** Rooms stored in total beyond which connects do not create new ones. */
 export const DEFAULT_MAX_ROOMS = 10_000;
 /** Rooms one user, and one client address, may create by connecting, per window. */

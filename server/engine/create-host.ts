@@ -6,6 +6,7 @@ import {
   DEFAULT_MAX_MUTATIONS_PER_PUSH,
   DEFAULT_MAX_ROOM_BYTES,
   DEFAULT_MAX_TOMBSTONES_PER_ROOM,
+  DEFAULT_NEW_CLIENTS_PER_USER,
   DEFAULT_MUTATOR_TIMEOUT_MS,
   DEFAULT_ROOM_CPU_BUDGET_MS,
   DEFAULT_SLICE_MS,
@@ -25,6 +26,7 @@ export function createEngineHost(options: ServerOptions, timers: Timers, logger:
     maxMutationsPerPush: options.maxMutationsPerPush ?? DEFAULT_MAX_MUTATIONS_PER_PUSH,
     maxTombstones: options.maxTombstonesPerRoom ?? DEFAULT_MAX_TOMBSTONES_PER_ROOM,
     maxRoomBytes: options.maxRoomBytes ?? DEFAULT_MAX_ROOM_BYTES,
+    newClientsPerUser: options.newClientsPerUser ?? DEFAULT_NEW_CLIENTS_PER_USER,
   };
   const pace = { sliceMs: options.sliceMs ?? DEFAULT_SLICE_MS, roomBudgetMs: options.roomCpuBudgetMs ?? DEFAULT_ROOM_CPU_BUDGET_MS, windowMs: ROOM_CPU_BUDGET_WINDOW_MS };
   const mutatorTimeoutMs = options.mutatorTimeoutMs ?? DEFAULT_MUTATOR_TIMEOUT_MS;

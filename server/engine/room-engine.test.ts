@@ -12,7 +12,7 @@ const pace = new ThreadPace({ now: () => 0, defer: (resume) => resume() }, { sli
 const auth = { userID: 'u', claims: {} };
 
 function engine(): RoomEngine {
-  return new RoomEngine('r', stored, [], { mutators: conformanceMutators, maxMutationsPerPush: 100, maxTombstones: 100, maxRoomBytes: 1e6 }, guard, new RoomPacer(pace));
+  return new RoomEngine('r', stored, [], { mutators: conformanceMutators, maxMutationsPerPush: 100, maxTombstones: 100, maxRoomBytes: 1e6, newClientsPerUser: 1000 }, guard, new RoomPacer(pace));
 }
 
 function push(clientGroupID: string, clientID: string, id: number): PushBody {

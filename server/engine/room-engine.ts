@@ -5,6 +5,7 @@ import type { AuthData } from '../auth/auth';
 import { BatchWriter } from '../batch-writer';
 import { ClientError, RoomSizeLimitError, UnknownMutatorError } from '../errors';
 import { jsonTextDeeperThan } from '../json-text-depth';
+import { NEW_CLIENT_WINDOW_MS } from '../limits';
 import { RoomData, type ClientRecord } from '../room-data';
 import { ServerTransaction } from '../server-transaction';
 import { MAX_ID_BYTES, storedTextProblem } from '../stored-text';
@@ -27,6 +28,7 @@ import type {
 import { PRESENCE_MUTATION_NAME } from '../../protocol/presence';
 import { setPresenceNatively, writePresenceChanges } from '../presence/presence-writes';
 import type { MutationGuard } from './mutation-guard';
+import { roomNewClientBudget, type NewClientBudget } from './new-client-budget';
 import { ownRecord, setOwn } from './own-record';
 import type { RoomPacer } from './pacer';
 
@@ -36,6 +38,8 @@ export interface EngineOptions {
   readonly maxTombstones: number;
   /** A mutation that would take the room's live keys and JSON over this many bytes is skipped. */
   readonly maxRoomBytes: number;
+  /** New client records one user may add to the room per hour (see NewClientBudget). */
+  readonly newClientsPerUser: number;
 }
 
 /** Most skipped mutations described in one batch result (the rest are only counted). */
@@ -50,6 +54,7 @@ export class RoomEngine {
   private readonly data: RoomData;
   /** Clients bound at connect whose record is not stored yet (stored with the next batch). */
   private readonly unsaved = new Set<string>();
+  private readonly newClients: NewClientBudget;
   /** Stored values that nest deeper than any client accepts (written before the limit): not served. */
   readonly unservable: readonly string[];
 
@@ -62,6 +67,7 @@ export class RoomEngine {
     private readonly pacer: RoomPacer,
   ) {
     this.data = new RoomData(stored.meta.version, stored.meta.tombstoneHorizon);
+    this.newClients = roomNewClientBudget(roomID, options.newClientsPerUser, NEW_CLIENT_WINDOW_MS);
     const unservable: string[] = [];
     const servable = stored.entries.filter((e) => {
       const deep = e.json !== undefined && jsonTextDeeperThan(e.json, MAX_JSON_VALUE_DEPTH);
@@ -94,6 +100,7 @@ export class RoomEngine {
     }
     const serverLmid = known?.lastMutationID ?? 0;
     if (r.lmid > serverLmid) return refuse('InvalidConnectionRequest', `Unexpected lmid ${r.lmid} for client ${r.clientID}: the server has ${serverLmid}`);
+    if (known === undefined && !this.newClients.take(r.userID)) return refuse('InvalidConnectionRequest', tooManyNewClients(this.roomID, this.newClients.perWindow));
     if (r.baseCookie !== null && r.baseCookie > this.data.version) {
       return refuse('InvalidConnectionRequest', `Unexpected baseCookie ${r.baseCookie}: room ${this.roomID} is at version ${this.data.version}`);
     }
@@ -235,6 +242,7 @@ export class RoomEngine {
       if (record === undefined) {
         const problem = storedTextProblem(m.clientID, MAX_ID_BYTES) ?? storedTextProblem(push.clientGroupID, MAX_ID_BYTES);
         if (problem !== undefined) return new ClientError('InvalidPush', `Client ${JSON.stringify(m.clientID).slice(0, 100)} of group ${JSON.stringify(push.clientGroupID).slice(0, 100)} cannot be stored: ${problem}`);
+        if (!this.newClients.take(auth.userID)) return new ClientError('InvalidPush', tooManyNewClients(this.roomID, this.newClients.perWindow));
       }
       const expected = (record?.lastMutationID ?? 0) + 1;
       if (m.id < expected) continue;
@@ -290,6 +298,10 @@ class BatchRun {
     this.failedCount++;
     if (this.failed.length < MAX_FAILED_REPORTED) this.failed.push({ clientID: m.clientID, mutationID: m.id, name: m.name, userID: auth.userID, error });
   }
+}
+
+function tooManyNewClients(roomID: string, perWindow: number): string {
+  return `Room ${roomID} takes at most ${perWindow} new clients of one user an hour; try again later`;
 }
 
 function refuse(kind: ClientError['kind'], message: string): ConnectAnswer {

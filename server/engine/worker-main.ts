@@ -23,7 +23,7 @@ if (setup.mutatorsURL !== undefined) {
 }
 const roomNumbers = new Map<string, number>();
 const host = new LocalEngineHost(
-  { mutators: { ...conformanceMutators, ...app }, maxMutationsPerPush: setup.maxMutationsPerPush, maxTombstones: setup.maxTombstones, maxRoomBytes: setup.maxRoomBytes },
+  { mutators: { ...conformanceMutators, ...app }, maxMutationsPerPush: setup.maxMutationsPerPush, maxTombstones: setup.maxTombstones, maxRoomBytes: setup.maxRoomBytes, newClientsPerUser: setup.newClientsPerUser },
   new ThreadPace(realPaceClock, { sliceMs: setup.sliceMs, roomBudgetMs: setup.roomBudgetMs, windowMs: setup.budgetWindowMs }),
   (roomID) => boardGuard(board, roomNumbers.get(roomID) ?? -1),
 );

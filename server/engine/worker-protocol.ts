@@ -13,6 +13,7 @@ export interface WorkerSetup {
   readonly maxMutationsPerPush: number;
   readonly maxTombstones: number;
   readonly maxRoomBytes: number;
+  readonly newClientsPerUser: number;
   readonly sliceMs: number;
   readonly roomBudgetMs: number;
   readonly budgetWindowMs: number;

@@ -11,6 +11,7 @@ export function testWorkerHostOptions(clock: { now: number }, options: Partial<W
     maxMutationsPerPush: 1000,
     maxTombstones: 100,
     maxRoomBytes: 1 << 20,
+    newClientsPerUser: 1000,
     sliceMs: 10,
     roomBudgetMs: 500,
     budgetWindowMs: 1000,
