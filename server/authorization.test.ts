@@ -1,6 +1,8 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { WebSocket } from 'ws';
+import { buildConnectURL } from '../src/protocol';
 import { authOf } from './server-transaction';
-import { uniqueID } from './test-support/test-client';
+import { newWsid, uniqueID } from './test-support/test-client';
 import { startTestServer, type TestServer } from './test-support/test-server';
 
 let t: TestServer | undefined;
@@ -151,7 +153,8 @@ describe('mutation recovery pushes (another client group of the same user)', () 
     await mallory.until(() => mallory.closed);
     expect(mallory.errors).toEqual([['InvalidPush', `Room ${roomID} takes at most 3 new clients of one user an hour; try again later`]]);
     // Also after the room unloaded (its last client left) and loaded again.
-    await new Promise((r) => setTimeout(r, 50));
+    const loaded = async () => ((await t!.admin('GET', '/stats')).json.rooms as { roomID: string }[]).some((r) => r.roomID === roomID);
+    await vi.waitFor(async () => expect(await loaded()).toBe(false));
     const again = t.connect({ roomID, token: 'mallory' });
     await again.until(() => again.closed);
     expect(again.errors).toEqual([['InvalidConnectionRequest', `Room ${roomID} takes at most 3 new clients of one user an hour; try again later`]]);
@@ -160,5 +163,33 @@ describe('mutation recovery pushes (another client group of the same user)', () 
     const { json } = await t.admin('GET', '/stats');
     const room = (json.rooms as { roomID: string; clients: number }[]).find((r) => r.roomID === roomID)!;
     expect(room.clients).toBe(4);
+  });
+
+  it('counts a new client only once every check passed: a refused connect or push takes nothing of the budget', async () => {
+    t = await startTestServer({ newClientsPerUser: 1 });
+    const roomID = uniqueID('room');
+    const stuck = t.connect({ roomID, token: 'carol', baseCookie: 99 });
+    await stuck.until(() => stuck.closed);
+    expect(stuck.errors[0]?.[1]).toMatch(/Unexpected baseCookie 99/);
+    const fresh = t.connect({ roomID, token: 'carol' });
+    await fresh.ready();
+  });
+
+  it("gives each anonymous visitor's address a budget of its own: one cannot use up every other's", async () => {
+    t = await startTestServer({ allowAnonymous: true, newClientsPerUser: 2 });
+    const roomID = uniqueID('room');
+    const anonymous = (localAddress: string) => {
+      const url = buildConnectURL(t!.url, { clientID: uniqueID('c'), clientGroupID: uniqueID('g'), roomID, baseCookie: null, ts: 1, lmid: 0, wsid: newWsid() });
+      const ws = new WebSocket(url, { localAddress });
+      return new Promise<string>((resolve) => {
+        ws.on('message', (d) => {
+          resolve(String(d).slice(0, 12));
+          ws.close();
+        });
+        ws.on('error', (e) => resolve(e.message));
+      });
+    };
+    expect([await anonymous('127.0.0.3'), await anonymous('127.0.0.3'), await anonymous('127.0.0.3')]).toEqual(['["connected"', '["connected"', '["error","In']);
+    expect(await anonymous('127.0.0.4')).toBe('["connected"');
   });
 });

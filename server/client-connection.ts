@@ -1,6 +1,6 @@
 import type { WebSocket } from 'ws';
 import { encodeDownstream, type ConnectParams, type Downstream, type ErrorKind, type PullRequestBody } from '../src/protocol';
-import type { AuthData } from './auth/auth';
+import { ANONYMOUS_USER_ID, type AuthData } from './auth/auth';
 import type { Logger } from './logger';
 
 /** WebSocket close codes the server uses. */
@@ -21,6 +21,12 @@ export class ClientConnection {
   private closed = false;
   /** The pull the last queued answer will send, while a newer pull may still take its place (see queuePull). */
   private openPull: PullSlot | undefined;
+  /**
+   * Whose budget of new clients this connection's new client ids take (see
+   * NewClientBudget): its user's, but an anonymous client's own address's,
+   * so that one anonymous visitor cannot use up every other's.
+   */
+  readonly newClientBudgetKey: string;
 
   constructor(
     private readonly socket: WebSocket,
@@ -28,8 +34,10 @@ export class ClientConnection {
     readonly auth: AuthData,
     private readonly maxSendBufferBytes: number,
     private readonly logger: Logger,
+    address: string,
   ) {
     this.cookie = params.baseCookie;
+    this.newClientBudgetKey = auth.userID === ANONYMOUS_USER_ID ? `${ANONYMOUS_USER_ID}@${address}` : auth.userID;
   }
 
   get userID(): string {

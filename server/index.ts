@@ -227,7 +227,7 @@ export function createServer(options: ServerOptions = {}): RoomsyncServer {
       allowed: options.allowedOrigins ?? [],
       loopback: options.allowLoopbackOrigins ?? true,
       // A token proves nothing here: a page of another site rebound to this server by DNS could act as anyone.
-      guardRebinding: (options.authHandler ?? devAuthHandler) === devAuthHandler || options.allowAnonymous === true,
+      guardRebinding: (options.authHandler ?? devAuthHandler) === devAuthHandler,
     },
     trustedProxies,
     addressConnections: new AddressConnections(options.maxConnectionsPerAddress ?? DEFAULT_MAX_CONNECTIONS_PER_ADDRESS, trustedProxies),

@@ -85,4 +85,10 @@ describe('the origin check on a development server (a real upgrade)', () => {
     const port = new URL(t.url).port;
     expect(await connectAs(`app.example.com:${port}`, `http://app.example.com:${port}`)).toBe('["connected"');
   });
+
+  it('with real auth and anonymous users allowed, still serves the app page under its real name (a rebound page could only be anonymous, as any script can)', async () => {
+    t = await startTestServer({ authHandler: (token) => ({ userID: token }), allowAnonymous: true, allowLoopbackOrigins: false });
+    const port = new URL(t.url).port;
+    expect(await connectAs(`app.example.com:${port}`, `http://app.example.com:${port}`)).toBe('["connected"');
+  });
 });

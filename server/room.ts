@@ -681,6 +681,7 @@ export class Room {
         clientID: p.clientID,
         clientGroupID: p.clientGroupID,
         userID: conn.userID,
+        budgetKey: conn.newClientBudgetKey,
         baseCookie: p.baseCookie,
         lmid: p.lmid,
       }),
@@ -831,7 +832,7 @@ export class Room {
 function batchRequest(batch: Batch, timedOut: readonly MutationPlace[]): HostBatchRequest {
   return {
     pushes: batch.pushes.map(({ conn, body }) => {
-      const from = { conn: batch.pushers.indexOf(conn), auth: conn.auth };
+      const from = { conn: batch.pushers.indexOf(conn), auth: conn.auth, budgetKey: conn.newClientBudgetKey };
       return typeof body === 'string' ? { ...from, frame: body } : { ...from, push: body };
     }),
     timedOut,

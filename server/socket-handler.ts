@@ -170,7 +170,7 @@ async function serveSocket(ctx: ServerContext, ws: WebSocket, req: IncomingMessa
     for (let i = 0; room?.isBroken === true && i < ROOM_LOOKUP_ATTEMPTS; i++) room = await ctx.registry.get(params.roomID, create);
     if (room === undefined || room.isBroken) return failConnect('RoomNotFound', params.roomID);
     if (ws.readyState !== ws.OPEN) return;
-    const conn = new ClientConnection(ws, params, auth, ctx.limits.maxSendBufferBytes, ctx.logger);
+    const conn = new ClientConnection(ws, params, auth, ctx.limits.maxSendBufferBytes, ctx.logger, address);
     attaching = { conn, room };
     await room.connect(conn);
     attaching = undefined;
@@ -216,7 +216,8 @@ function onFrame(ctx: ServerContext, conn: ClientConnection, room: Room, rate: R
       return;
     case 'push':
       hint.lastPushValid = true;
-      conn.closePull();
+      // A push that can acknowledge something: a pull after it is answered after it. (An empty one cannot: it does not split a pull flood.)
+      if (message[1].mutations.length > 0) conn.closePull();
       room.push(conn, message[1], text);
       return;
     case 'pull': {

@@ -9,6 +9,8 @@ export interface ConnectRequest {
   readonly clientID: string;
   readonly clientGroupID: string;
   readonly userID: string;
+  /** Whose budget of new clients a new client id takes (see NewClientBudget); default the user. */
+  readonly budgetKey?: string;
   readonly baseCookie: number | null;
   readonly lmid: number;
 }
@@ -29,6 +31,8 @@ export type ConnectAnswer =
 export interface PushInput {
   readonly conn: number;
   readonly auth: AuthData;
+  /** Whose budget of new clients the push's new client ids take (see NewClientBudget); default the user. */
+  readonly budgetKey?: string;
   readonly push: PushBody;
 }
 
@@ -38,7 +42,7 @@ export interface PushInput {
  * than the parsed body), the text of the frame it was decoded from
  * (JSON.parse(frame)[1] is the body the socket handler validated).
  */
-export type HostPush = PushInput | { readonly conn: number; readonly auth: AuthData; readonly frame: string };
+export type HostPush = PushInput | { readonly conn: number; readonly auth: AuthData; readonly budgetKey?: string; readonly frame: string };
 
 /** Where a mutation sits in a batch request. */
 export interface MutationPlace {

@@ -100,10 +100,11 @@ export class RoomEngine {
     }
     const serverLmid = known?.lastMutationID ?? 0;
     if (r.lmid > serverLmid) return refuse('InvalidConnectionRequest', `Unexpected lmid ${r.lmid} for client ${r.clientID}: the server has ${serverLmid}`);
-    if (known === undefined && !this.newClients.take(r.userID)) return refuse('InvalidConnectionRequest', tooManyNewClients(this.roomID, this.newClients.perWindow));
     if (r.baseCookie !== null && r.baseCookie > this.data.version) {
       return refuse('InvalidConnectionRequest', `Unexpected baseCookie ${r.baseCookie}: room ${this.roomID} is at version ${this.data.version}`);
     }
+    // Last: a refused connect takes nothing of the user's budget of new clients.
+    if (known === undefined && !this.newClients.take(r.budgetKey ?? r.userID)) return refuse('InvalidConnectionRequest', tooManyNewClients(this.roomID, this.newClients.perWindow));
     if (known?.userID === undefined) {
       this.data.setClient(r.clientID, { clientGroupID: r.clientGroupID, lastMutationID: serverLmid, userID: r.userID });
       this.unsaved.add(r.clientID);
@@ -242,13 +243,14 @@ export class RoomEngine {
       if (record === undefined) {
         const problem = storedTextProblem(m.clientID, MAX_ID_BYTES) ?? storedTextProblem(push.clientGroupID, MAX_ID_BYTES);
         if (problem !== undefined) return new ClientError('InvalidPush', `Client ${JSON.stringify(m.clientID).slice(0, 100)} of group ${JSON.stringify(push.clientGroupID).slice(0, 100)} cannot be stored: ${problem}`);
-        if (!this.newClients.take(auth.userID)) return new ClientError('InvalidPush', tooManyNewClients(this.roomID, this.newClients.perWindow));
       }
       const expected = (record?.lastMutationID ?? 0) + 1;
       if (m.id < expected) continue;
       if (m.id > expected) {
         return new ClientError('InvalidPush', `Push contains unexpected mutation id ${m.id} for client ${m.clientID}. Expected mutation id ${expected}.`);
       }
+      // Only a mutation that will be applied makes a new client: its user's budget is taken here, after every check.
+      if (record === undefined && !this.newClients.take(input.budgetKey ?? auth.userID)) return new ClientError('InvalidPush', tooManyNewClients(this.roomID, this.newClients.perWindow));
       const place = { push: index, mutation: mi };
       if (timedOut.some((t) => t.push === place.push && t.mutation === place.mutation)) {
         run.fail(m, auth, { name: 'MutatorTimeoutError', message: `Mutator ${m.name} was stopped: it ran past the mutator timeout` });

@@ -41,8 +41,8 @@ describe('batches on the wire between threads', () => {
     const request: HostBatchRequest = {
       pushes: [
         { conn: 0, auth, frame },
-        { conn: 2, auth: { userID: 'v', claims: {} }, push: body },
-        { conn: 0, auth, frame: `${frame} ` },
+        { conn: 2, auth: { userID: 'v', claims: {} }, budgetKey: 'anonymous@10.0.0.1', push: body },
+        { conn: 0, auth, budgetKey: 'u', frame: `${frame} ` },
       ],
       timedOut: [
         { push: 0, mutation: 3 },

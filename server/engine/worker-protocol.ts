@@ -28,7 +28,7 @@ export function unwireBatch(request: HostBatchRequest): BatchRequest {
   if (request.pushes.every((p) => 'push' in p)) return request as BatchRequest;
   return {
     ...request,
-    pushes: request.pushes.map((p) => ('push' in p ? p : { conn: p.conn, auth: p.auth, push: (JSON.parse(p.frame) as [string, PushBody])[1] })),
+    pushes: request.pushes.map((p) => ('push' in p ? p : { conn: p.conn, auth: p.auth, ...budgetOf(p), push: (JSON.parse(p.frame) as [string, PushBody])[1] })),
   };
 }
 
@@ -68,7 +68,7 @@ export type WorkerResponse =
 const BATCH_REQUEST = 'batch';
 const BATCH_RESULT = 'batch-result';
 
-/** A batch request on the wire: tag, id, roomID, timed-out places (push, mutation pairs), presence or 0, then conn, auth, frame or body per push. */
+/** A batch request on the wire: tag, id, roomID, timed-out places (push, mutation pairs), presence or 0, then conn, auth, budget key or 0, frame or body per push. */
 export type BatchRequestWire = readonly [typeof BATCH_REQUEST, number, string, readonly number[], readonly PresenceChange[] | 0, ...(number | AuthData | string | PushBody)[]];
 
 /**
@@ -92,6 +92,10 @@ export type BatchResultWire = readonly [
   BatchResult['failed'] | 0,
 ];
 
+function budgetOf(p: { readonly budgetKey?: string }): { budgetKey?: string } {
+  return p.budgetKey === undefined ? {} : { budgetKey: p.budgetKey };
+}
+
 export function isBatchRequestWire(m: unknown): m is BatchRequestWire {
   return Array.isArray(m) && m[0] === BATCH_REQUEST;
 }
@@ -104,7 +108,7 @@ export function wireBatchRequest(id: number, roomID: string, request: HostBatchR
   const timedOut: number[] = [];
   for (const t of request.timedOut) timedOut.push(t.push, t.mutation);
   const wire: [typeof BATCH_REQUEST, number, string, number[], readonly PresenceChange[] | 0, ...(number | AuthData | string | PushBody)[]] = [BATCH_REQUEST, id, roomID, timedOut, request.presence ?? 0];
-  for (const p of request.pushes) wire.push(p.conn, p.auth, 'frame' in p ? p.frame : p.push);
+  for (const p of request.pushes) wire.push(p.conn, p.auth, p.budgetKey ?? 0, 'frame' in p ? p.frame : p.push);
   return wire;
 }
 
@@ -113,11 +117,12 @@ export function unwireBatchRequest(wire: BatchRequestWire): Extract<WorkerReques
   const timedOut: { push: number; mutation: number }[] = [];
   for (let i = 0; i < flatTimedOut.length; i += 2) timedOut.push({ push: flatTimedOut[i]!, mutation: flatTimedOut[i + 1]! });
   const pushes: HostPush[] = [];
-  for (let i = 5; i < wire.length; i += 3) {
+  for (let i = 5; i < wire.length; i += 4) {
     const conn = wire[i] as number;
     const auth = wire[i + 1] as AuthData;
-    const item = wire[i + 2] as string | PushBody;
-    pushes.push(typeof item === 'string' ? { conn, auth, frame: item } : { conn, auth, push: item });
+    const budget = wire[i + 2] === 0 ? {} : { budgetKey: wire[i + 2] as string };
+    const item = wire[i + 3] as string | PushBody;
+    pushes.push(typeof item === 'string' ? { conn, auth, ...budget, frame: item } : { conn, auth, ...budget, push: item });
   }
   return { id, op: 'batch', roomID, request: presence === 0 ? { pushes, timedOut } : { pushes, timedOut, presence } };
 }
@@ -137,7 +142,7 @@ const CARRIED: {
   readonly client: Record<keyof StoredClient, true>;
 } = {
   request: { pushes: true, timedOut: true, presence: true },
-  push: { conn: true, auth: true, push: true, frame: true },
+  push: { conn: true, auth: true, budgetKey: true, push: true, frame: true },
   place: { push: true, mutation: true },
   result: { failures: true, commit: true, patchJSON: true, changesByGroup: true, mutations: true, failedCount: true, failed: true },
   commit: { baseVersion: true, version: true, entries: true, clients: true, tombstoneHorizon: true, presenceOnly: true },
