@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { Clock } from '../clock';
+import { systemTimers, type Clock, type Timers } from '../clock';
 import type { AuthClaims, AuthHandler, AuthResult } from './auth';
 import { TokenRefusedError } from './jwt-auth';
 
@@ -37,6 +37,8 @@ export interface WebhookAuthOptions {
   readonly fetch?: typeof fetch;
   /** @default Date.now */
   readonly clock?: Clock;
+  /** For the wait of a connect queued for a call (`timeoutMs`). @default the global setTimeout/clearTimeout */
+  readonly timers?: Timers;
 }
 
 const DEFAULT_CACHE_MS = 30_000;
@@ -65,6 +67,7 @@ export function createWebhookAuthHandler(options: WebhookAuthOptions): AuthHandl
   const maxQueued = options.maxQueued ?? DEFAULT_MAX_QUEUED;
   const doFetch = options.fetch ?? globalThis.fetch;
   const clock = options.clock ?? { now: () => Date.now() };
+  const timers = options.timers ?? systemTimers;
   const allowed = new Map<string, Cached>();
   const refused = new Map<string, Cached>();
   /** Calls asked or waiting for a slot, by cache key: connects with the same token and room share them. */
@@ -102,14 +105,13 @@ export function createWebhookAuthHandler(options: WebhookAuthOptions): AuthHandl
     }
     return new Promise<void>((resolve, reject) => {
       const take = () => {
-        clearTimeout(timer);
+        timers.clearTimeout(timer);
         resolve();
       };
-      const timer = setTimeout(() => {
+      const timer = timers.setTimeout(() => {
         queue.delete(take);
         reject(new TokenRefusedError(`Auth webhook busy: no call free within ${timeoutMs} ms; refused, the client retries`));
       }, timeoutMs);
-      timer.unref?.();
       queue.add(take);
     });
   }
