@@ -25,13 +25,13 @@ interface PutCounter {
 }
 
 async function persistCost(pending: number): Promise<string[]> {
-  const provider: PutCounter = { counting: false, bytes: 0, puts: 0 };
+  const counter: PutCounter = { counting: false, bytes: 0, puts: 0 };
   const kv = withWrappedWrites(new MemoryKvProvider(`bench-offline-${pending}`), (w) => {
     const put = w.put.bind(w);
     w.put = (key, value) => {
-      if (provider.counting) {
-        provider.bytes += key.length + JSON.stringify(value).length;
-        provider.puts++;
+      if (counter.counting) {
+        counter.bytes += key.length + JSON.stringify(value).length;
+        counter.puts++;
       }
       return put(key, value);
     };
@@ -48,13 +48,13 @@ async function persistCost(pending: number): Promise<string[]> {
     let ms = 0;
     for (let i = 0; i < PERSISTS; i++) {
       await tab.client.store.mutate('put', { key: 'last', value: i });
-      provider.counting = true;
+      counter.counting = true;
       const start = performance.now();
       await tab.client.sync();
       ms += performance.now() - start;
-      provider.counting = false;
+      counter.counting = false;
     }
-    return [pending.toLocaleString('en-US'), `${fixed(provider.bytes / PERSISTS / 1024, 1)} KB`, fixed(provider.puts / PERSISTS, 1), `${fixed(ms / PERSISTS, 2)} ms`];
+    return [pending.toLocaleString('en-US'), `${fixed(counter.bytes / PERSISTS / 1024, 1)} KB`, fixed(counter.puts / PERSISTS, 1), `${fixed(ms / PERSISTS, 2)} ms`];
   } finally {
     await tabs.closeAll();
   }

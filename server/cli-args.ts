@@ -93,12 +93,12 @@ export const USAGE = `Usage: roomsync-server [options]   (from the repository: n
                             (default export name: mutators); without it only the conformance mutators
   --room-workers N          worker threads running rooms (default max(2, cores)); 0 runs them in the main thread
   --mutator-timeout-ms N    a mutator running longer is stopped and skipped (default 5000)
-  --max-room-bytes N        room size limit, keys + JSON (default 64 MiB)
+  --max-room-bytes N        room size limit: what its entries add to a catch-up (default 64 MiB)
   --max-rooms N             rooms in total that connects may create (default 10000)
   --rooms-per-user N        rooms a user may create per hour (default 100)
   --rooms-per-address N     rooms an address may create per hour (default 100)
-  --max-connections-per-address N  sockets one address may hold open; more get HTTP 429 (default 1000)
-  --new-clients-per-user N  new client ids one user may add to a room per hour (default 2000; anonymous users share it)
+  --max-connections-per-address N  sockets one address may hold open (default 1000; loopback uncapped without --trusted-proxies)
+  --new-clients-per-user N  new client ids one user may add to a room per hour (default 2000; anonymous: per address)
   --trusted-proxies A,B     addresses of your reverse proxies: their X-Forwarded-For names the client address
                             (per-address limits); without it every client behind a proxy counts as the proxy
   --mutations-per-second N  per connection, then back-pressure (default 20000; burst 100000)

@@ -1,4 +1,5 @@
 import type { IncomingMessage } from 'node:http';
+import { decrementCount } from './counts';
 
 /**
  * An address as one form: without a port a proxy may append (`1.2.3.4:5678`,
@@ -79,9 +80,6 @@ export class AddressConnections {
   }
 
   closed(address: string): void {
-    if (!this.open.has(address)) return;
-    const n = this.open.get(address)! - 1;
-    if (n <= 0) this.open.delete(address);
-    else this.open.set(address, n);
+    decrementCount(this.open, address);
   }
 }

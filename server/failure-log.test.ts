@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { FAILURE_LOG_WINDOW_MS, FAILURE_LOGS_PER_WINDOW, FailureLog } from './failure-log';
+import { FailureLog } from './failure-log';
+import { LOG_LINES_PER_WINDOW, LOG_WINDOW_MS } from './log-budget';
 import type { Logger } from './logger';
 
 describe('FailureLog', () => {
@@ -9,15 +10,15 @@ describe('FailureLog', () => {
     let now = 0;
     const log = new FailureLog(logger, { now: () => now });
     const failure = { clientID: 'c', mutationID: 1, name: 'm', userID: 'u', error: { name: 'Error', message: 'no' } };
-    for (let i = 0; i < FAILURE_LOGS_PER_WINDOW + 30; i++) log.mutationFailed('r', failure);
+    for (let i = 0; i < LOG_LINES_PER_WINDOW + 30; i++) log.mutationFailed('r', failure);
     log.moreFailed('r', 5);
-    expect(lines).toHaveLength(FAILURE_LOGS_PER_WINDOW);
+    expect(lines).toHaveLength(LOG_LINES_PER_WINDOW);
     expect(lines[0]).toEqual(['mutation failed; skipped and counted as processed', { roomID: 'r', ...failure }]);
     expect(JSON.stringify(lines[0])).not.toMatch(/stack/);
-    now += FAILURE_LOG_WINDOW_MS;
+    now += LOG_WINDOW_MS;
     log.mutationFailed('r', failure);
-    expect(lines.slice(FAILURE_LOGS_PER_WINDOW)).toEqual([
-      ['mutation failures not logged one by one', { count: 35, windowMs: FAILURE_LOG_WINDOW_MS }],
+    expect(lines.slice(LOG_LINES_PER_WINDOW)).toEqual([
+      ['mutation failures not logged one by one', { count: 35, windowMs: LOG_WINDOW_MS }],
       ['mutation failed; skipped and counted as processed', { roomID: 'r', ...failure }],
     ]);
   });

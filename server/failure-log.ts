@@ -1,14 +1,11 @@
 import type { Clock } from './clock';
 import type { FailedMutation } from './engine/engine-types';
-import { LogBudget, LOG_LINES_PER_WINDOW, LOG_WINDOW_MS } from './log-budget';
+import { LogBudget } from './log-budget';
 import type { Logger } from './logger';
-
-export const FAILURE_LOGS_PER_WINDOW = LOG_LINES_PER_WINDOW;
-export const FAILURE_LOG_WINDOW_MS = LOG_WINDOW_MS;
 
 /**
  * Logs skipped mutations without letting a client flood the logs: one line
- * each (name and message, no stack) up to FAILURE_LOGS_PER_WINDOW per window,
+ * each (name and message, no stack) up to LOG_LINES_PER_WINDOW per window,
  * then a single line with the count of those not logged.
  */
 export class FailureLog {

@@ -99,7 +99,12 @@ export interface ServerOptions {
    * every client behind the proxy counts as the proxy. @default []
    */
   readonly trustedProxies?: readonly string[];
-  /** Sockets one client address may hold open at once; more get HTTP 429. @default 1000 */
+  /**
+   * Sockets one peer address may hold open at once (counted as they connect;
+   * more are closed), or one client address behind `trustedProxies` (counted
+   * at the upgrade; more get HTTP 429). Loopback peers are not capped unless
+   * `trustedProxies` is given. @default 1000
+   */
   readonly maxConnectionsPerAddress?: number;
   /** Also allow pages on loopback hosts (localhost, 127.0.0.1, [::1]), for development. @default true */
   readonly allowLoopbackOrigins?: boolean;
@@ -117,12 +122,12 @@ export interface ServerOptions {
   readonly maxSendBufferBytes?: number;
   /** Tombstones kept per room for catch-up. @default 10000 */
   readonly maxTombstonesPerRoom?: number;
-  /** A mutation that would take a room over this many bytes (keys + JSON, UTF-8) is skipped. @default 64 MiB */
+  /** A mutation that would take a room over this many bytes (what its entries add to a catch-up poke, UTF-8) is skipped. @default 64 MiB */
   readonly maxRoomBytes?: number;
   /**
    * New client records one user may add to a room per hour (a connect with a
    * new client id, or a push naming one); beyond, the connect or push is
-   * refused. All anonymous users share one budget. @default 2000
+   * refused. Anonymous clients count per address. @default 2000
    */
   readonly newClientsPerUser?: number;
   /** Rooms stored in total beyond which connects create no more. @default 10000 */

@@ -32,7 +32,7 @@ describe('originAllowed', () => {
     expect(originAllowed('http://[::1]:3000', '127.0.0.1:8080', dev)).toBe(true);
   });
 
-  it('where a token proves nothing (dev auth, anonymous), allows the page\'s own origin only under an IP address or localhost (DNS rebinding)', () => {
+  it('under dev auth (a token is any user id), allows the page\'s own origin only under an IP address or localhost (DNS rebinding)', () => {
     // A page of evil.example whose name now resolves to this server sends Host and Origin of evil.example.
     expect(originAllowed('http://evil.example:8080', 'evil.example:8080', dev)).toBe(false);
     expect(originAllowed('http://EVIL.example:8080', 'evil.example:8080', dev)).toBe(false);

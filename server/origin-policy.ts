@@ -9,8 +9,8 @@ export interface OriginPolicy {
   /**
    * The page's own origin counts only under a name DNS rebinding cannot
    * take (an IP address, localhost): on where a token proves nothing (dev
-   * auth, anonymous users), so that a page of another site rebound to the
-   * server cannot act as any user. @default false
+   * auth: a token is any user id), so that a page of another site rebound to
+   * the server cannot act as any user. @default false
    */
   readonly guardRebinding?: boolean;
 }
@@ -39,8 +39,8 @@ function cannotBeRebound(hostname: string): boolean {
  * With `guardRebinding` on only when that host is an IP address or
  * localhost: a page on another site that rebinds its own DNS name to this
  * server's address (DNS rebinding) also sends an Origin equal to the Host,
- * and a server where a token is any user id (dev auth, anonymous users) is
- * the one worth reaching that way. Such a server reached under another name
+ * and a server where a token is any user id (dev auth) is the one worth
+ * reaching that way. Such a server reached under another name
  * (`http://mybox.lan:8080`) lists that origin in `allowed`. With real tokens
  * the page's own origin is allowed under any name: a browser does not send
  * a user's token to a rebound page by itself.

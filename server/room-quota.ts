@@ -1,3 +1,4 @@
+import { decrementCount } from './counts';
 import type { Clock } from './clock';
 import { ClientError } from './errors';
 import type { Storage } from './storage/types';
@@ -82,8 +83,8 @@ export class RoomQuota {
     const window = this.window;
     const giveBack = () => {
       if (window !== this.window) return;
-      decrement(this.byUser, userID);
-      decrement(this.byAddress, address);
+      decrementCount(this.byUser, userID);
+      decrementCount(this.byAddress, address);
     };
     const createdBefore = this.created;
     let stored: number;
@@ -111,11 +112,4 @@ export class RoomQuota {
       },
     };
   }
-}
-
-function decrement(counts: Map<string, number>, key: string): void {
-  const n = counts.get(key);
-  if (n === undefined) return;
-  if (n <= 1) counts.delete(key);
-  else counts.set(key, n - 1);
 }

@@ -2,8 +2,9 @@
  * New client records a room takes from one user per window: every new client
  * id (a connect, or a push naming one) is stored for good, so without a
  * budget one token could grow a room's records, outside its size limit, at
- * the rate it can send (50,000 in 3 s). All anonymous users are one user
- * here, so they share one budget.
+ * the rate it can send (50,000 in 3 s). Keyed by whoever a connection's
+ * new clients count for (ClientConnection.newClientBudgetKey: its user, an
+ * anonymous client's address).
  */
 export class NewClientBudget {
   private windowStart: number;
@@ -17,16 +18,16 @@ export class NewClientBudget {
     this.windowStart = now();
   }
 
-  /** Counts one new client of `userID`; false when the user has taken the window's budget. */
-  take(userID: string): boolean {
+  /** Counts one new client of `key`; false when it has taken the window's budget. */
+  take(key: string): boolean {
     const now = this.now();
     if (now - this.windowStart >= this.windowMs) {
       this.windowStart = now;
       this.taken.clear();
     }
-    const n = this.taken.get(userID) ?? 0;
+    const n = this.taken.get(key) ?? 0;
     if (n >= this.perWindow) return false;
-    this.taken.set(userID, n + 1);
+    this.taken.set(key, n + 1);
     return true;
   }
 }

@@ -36,7 +36,7 @@ export interface EngineOptions {
   readonly mutators: MutatorDefs;
   readonly maxMutationsPerPush: number;
   readonly maxTombstones: number;
-  /** A mutation that would take the room's live keys and JSON over this many bytes is skipped. */
+  /** A mutation that would take the room over this many bytes (what its entries add to a catch-up, entryBytes) is skipped. */
   readonly maxRoomBytes: number;
   /** New client records one user may add to the room per hour (see NewClientBudget). */
   readonly newClientsPerUser: number;

@@ -1,7 +1,6 @@
 /** For tests of the start-up hint (group-chain's ChainHint) and of the join's reads in Node (fake-indexeddb). */
 import { vi } from 'vitest';
 
-
 /** A Storage kept in a Map, for Node (which has no localStorage; the e2e tests use Chromium's). */
 export class MapStorage implements Storage {
   [name: string]: unknown;
