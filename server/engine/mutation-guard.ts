@@ -1,10 +1,11 @@
 import type { Timers } from '../clock';
 import { MutatorTimeoutError } from '../errors';
+import type { Mutation } from '../../src/protocol';
 import type { MutationPlace } from './engine-types';
 
-/** Runs one mutator call; it may fail it when it takes too long. */
+/** Runs one mutator call (`mutation` at `place` in its batch); it may fail it when it takes too long. */
 export interface MutationGuard {
-  run<T>(place: MutationPlace, name: string, call: () => Promise<T>): Promise<T>;
+  run<T>(place: MutationPlace, mutation: Mutation, call: () => Promise<T>): Promise<T>;
 }
 
 /**
@@ -13,10 +14,10 @@ export interface MutationGuard {
  */
 export function timerGuard(timers: Timers, timeoutMs: number): MutationGuard {
   return {
-    run(_place, name, call) {
+    run(_place, mutation, call) {
       let handle: unknown;
       const timeout = new Promise<never>((_, reject) => {
-        handle = timers.setTimeout(() => reject(new MutatorTimeoutError(name, timeoutMs)), timeoutMs);
+        handle = timers.setTimeout(() => reject(new MutatorTimeoutError(mutation.name, timeoutMs)), timeoutMs);
       });
       return Promise.race([call(), timeout]).finally(() => timers.clearTimeout(handle));
     },
@@ -37,7 +38,7 @@ export const BOARD_SLOTS = 5;
  */
 export function boardGuard(board: Int32Array, roomNumber: number): MutationGuard {
   return {
-    async run(place, _name, call) {
+    async run(place, _mutation, call) {
       Atomics.add(board, BOARD_SEQ, 1);
       Atomics.store(board, BOARD_ROOM, roomNumber);
       Atomics.store(board, BOARD_PUSH, place.push);

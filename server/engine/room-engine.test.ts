@@ -7,7 +7,7 @@ import { RoomPacer, ThreadPace } from './pacer';
 import { RoomEngine } from './room-engine';
 
 const stored: StoredRoom = { meta: { roomID: 'r', version: 0, closed: false, tombstoneHorizon: 0, createdAt: 0 }, entries: [], clients: [] };
-const guard: MutationGuard = { run: (_place, _name, call) => call() };
+const guard: MutationGuard = { run: (_place, _mutation, call) => call() };
 const pace = new ThreadPace({ now: () => 0, defer: (resume) => resume() }, { sliceMs: 1000, roomBudgetMs: 1000, windowMs: 1000 });
 const auth = { userID: 'u', claims: {} };
 

@@ -271,7 +271,7 @@ export class RoomEngine {
       const impl = Object.hasOwn(this.options.mutators, m.name) ? this.options.mutators[m.name] : undefined;
       if (m.name === PRESENCE_MUTATION_NAME) setPresenceNatively(run.writer, m, auth);
       else if (impl === undefined) throw new UnknownMutatorError(m.name);
-      else await this.guard.run(place, m.name, async () => impl(tx, m.args));
+      else await this.guard.run(place, m, async () => impl(tx, m.args));
       if (run.writer.mutationGrowth() > 0 && this.data.byteSize > this.options.maxRoomBytes) {
         throw new RoomSizeLimitError(this.roomID, this.data.byteSize, this.options.maxRoomBytes);
       }
