@@ -31,37 +31,54 @@ class HttpError extends Error {
  * too (through the storage's notifications); counts answered are this node's.
  */
 export async function handleAdmin(ctx: ServerContext, req: IncomingMessage, res: ServerResponse, path: string): Promise<void> {
+  let reply: Reply;
   try {
-    if (!authorized(ctx, req)) throw new HttpError(401, 'Missing or wrong admin key');
-    const body = await route(ctx, req.method ?? 'GET', path.slice(ADMIN_PATH.length) || '/', req);
-    send(res, body.status, body.json);
+    if (!adminAuthorized(ctx.adminKey, req.headers)) throw new HttpError(401, 'Missing or wrong admin key');
+    reply = await route(ctx, req.method ?? 'GET', path.slice(ADMIN_PATH.length) || '/', () => readJSON(req));
   } catch (error) {
-    if (error instanceof HttpError) return send(res, error.status, { error: error.message });
-    ctx.logger.error('admin request failed', { path, error });
-    send(res, 500, { error: 'Internal error' });
+    reply = errorReply(ctx, path, error);
+  }
+  sendReply(res, reply);
+}
+
+/** An admin request whose key was checked already (by the acceptor of the CLI's room processes), its body as text. */
+export async function adminReply(ctx: ServerContext, method: string, path: string, body: string): Promise<Reply> {
+  try {
+    return await route(ctx, method, path.slice(ADMIN_PATH.length) || '/', async () => parseJSONBody(body));
+  } catch (error) {
+    return errorReply(ctx, path, error);
   }
 }
 
-function authorized(ctx: ServerContext, req: IncomingMessage): boolean {
-  if (ctx.adminKey === undefined || ctx.adminKey === '') return false;
-  const bearer = /^Bearer (.+)$/i.exec(req.headers.authorization ?? '')?.[1];
-  const header = req.headers['x-admin-key'];
+function errorReply(ctx: ServerContext, path: string, error: unknown): Reply {
+  if (error instanceof HttpError) return { status: error.status, json: { error: error.message } };
+  ctx.logger.error('admin request failed', { path, error });
+  return { status: 500, json: { error: 'Internal error' } };
+}
+
+/** Whether the request carries the admin key (`Authorization: Bearer <key>` or `x-admin-key`); never with no key set. */
+export function adminAuthorized(adminKey: string | undefined, headers: IncomingMessage['headers']): boolean {
+  if (adminKey === undefined || adminKey === '') return false;
+  const bearer = /^Bearer (.+)$/i.exec(headers.authorization ?? '')?.[1];
+  const header = headers['x-admin-key'];
   const given = bearer ?? (typeof header === 'string' ? header : undefined);
   if (given === undefined) return false;
   const a = Buffer.from(given);
-  const b = Buffer.from(ctx.adminKey);
+  const b = Buffer.from(adminKey);
   return a.length === b.length && timingSafeEqual(a, b);
 }
 
-type Reply = { status: number; json: unknown };
+/** An admin answer: HTTP status and JSON body. */
+export type AdminReply = { readonly status: number; readonly json: unknown };
+type Reply = AdminReply;
 
-async function route(ctx: ServerContext, method: string, path: string, req: IncomingMessage): Promise<Reply> {
+async function route(ctx: ServerContext, method: string, path: string, body: () => Promise<unknown>): Promise<Reply> {
   const parts = path.split('/').filter((p) => p !== '').map(decodePart);
   const [head, roomID, action] = parts;
   if (method === 'GET' && head === 'stats' && parts.length === 1) return ok(await stats(ctx));
   if (head === 'rooms' && parts.length === 1) {
     if (method === 'GET') return ok({ rooms: await ctx.storage.listRooms() });
-    if (method === 'POST') return createRoom(ctx, await readJSON(req));
+    if (method === 'POST') return createRoom(ctx, await body());
   }
   if (head === 'rooms' && roomID !== undefined) {
     if (method === 'DELETE' && parts.length === 2) return deleteRoom(ctx, roomID);
@@ -69,7 +86,7 @@ async function route(ctx: ServerContext, method: string, path: string, req: Inco
       return setClosed(ctx, roomID, action === 'close');
     }
   }
-  if (method === 'POST' && head === 'invalidate' && parts.length === 1) return await invalidate(ctx, await readJSON(req));
+  if (method === 'POST' && head === 'invalidate' && parts.length === 1) return await invalidate(ctx, await body());
   throw new HttpError(404, `No admin route ${method} ${path}`);
 }
 
@@ -160,7 +177,8 @@ async function invalidate(ctx: ServerContext, body: unknown): Promise<Reply> {
   return ok({ invalidated });
 }
 
-async function readJSON(req: IncomingMessage): Promise<unknown> {
+/** A request's body as text, refused over MAX_ADMIN_BODY_BYTES. */
+export async function readAdminBody(req: IncomingMessage): Promise<string> {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of req as AsyncIterable<Buffer>) {
@@ -168,7 +186,14 @@ async function readJSON(req: IncomingMessage): Promise<unknown> {
     if (size > MAX_ADMIN_BODY_BYTES) throw new HttpError(413, 'Request body too large');
     chunks.push(chunk);
   }
-  const text = Buffer.concat(chunks).toString('utf8');
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+async function readJSON(req: IncomingMessage): Promise<unknown> {
+  return parseJSONBody(await readAdminBody(req));
+}
+
+function parseJSONBody(text: string): unknown {
   if (text.trim() === '') return undefined;
   try {
     return JSON.parse(text);
@@ -177,8 +202,14 @@ async function readJSON(req: IncomingMessage): Promise<unknown> {
   }
 }
 
-function send(res: ServerResponse, status: number, json: unknown): void {
-  const body = JSON.stringify(json);
-  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body) });
+/** Writes an admin answer. */
+export function sendReply(res: ServerResponse, reply: AdminReply): void {
+  const body = JSON.stringify(reply.json);
+  res.writeHead(reply.status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body) });
   res.end(body);
+}
+
+/** An admin request that could not be answered: its status and message (413 for a body too large, else 500). */
+export function adminFailure(error: unknown): AdminReply {
+  return error instanceof HttpError ? { status: error.status, json: { error: error.message } } : { status: 500, json: { error: 'Internal error' } };
 }

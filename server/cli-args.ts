@@ -43,6 +43,8 @@ export interface CliOptions {
   /** FILE or FILE#export of the app's mutators; undefined: none (only the conformance mutators). */
   readonly mutators: string | undefined;
   readonly roomWorkers: number | undefined;
+  /** Processes serving rooms, each owning its rooms' sockets (0: rooms in this process). */
+  readonly roomProcesses: number;
   readonly limits: {
     readonly maxRoomBytes?: number;
     readonly maxRooms?: number;
@@ -92,6 +94,9 @@ export const USAGE = `Usage: roomsync-server [options]   (from the repository: n
   --mutators FILE[#name]    the app's mutators: an ES module (.js, .mjs; .ts with node --import tsx) and its export
                             (default export name: mutators); without it only the conformance mutators
   --room-workers N          worker threads running rooms (default max(2, cores)); 0 runs them in the main thread
+  --room-processes N        N processes serving rooms, each owning its rooms' sockets (a push never
+                            crosses threads); a process with a mutator stuck in synchronous code is
+                            restarted, and the clients of its rooms reconnect (default 0: off)
   --mutator-timeout-ms N    a mutator running longer is stopped and skipped (default 5000)
   --max-room-bytes N        room size limit: what its entries add to a catch-up (default 64 MiB)
   --max-rooms N             rooms in total that connects may create (default 10000)
@@ -170,6 +175,7 @@ export function parseCliArgs(argv: readonly string[]): CliOptions {
     trustedProxies: [],
     mutators: undefined,
     roomWorkers: undefined,
+    roomProcesses: 0,
     limits: {},
     presence: true,
     spinWait: true,
@@ -250,6 +256,9 @@ export function parseCliArgs(argv: readonly string[]): CliOptions {
       case '--room-workers':
         opts.roomWorkers = integer(name, value(), 0, 256);
         break;
+      case '--room-processes':
+        opts.roomProcesses = integer(name, value(), 0, 256);
+        break;
       case '--log-level': {
         const v = value();
         if (!isLogLevel(v)) throw new CliUsageError(`--log-level must be debug, info, warn, error or silent, not ${v}`);
@@ -295,6 +304,9 @@ export function parseCliArgs(argv: readonly string[]): CliOptions {
     }
   }
   if (opts.postgres !== undefined && opts.localStorageGiven) throw new CliUsageError('Choose one storage: --postgres, --data-dir or --memory');
+  if (opts.roomProcesses > 0 && opts.roomWorkers !== undefined) {
+    throw new CliUsageError('Choose --room-processes or --room-workers: room processes run their rooms in their own main thread');
+  }
   return opts;
 }
 

@@ -7,11 +7,17 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { CliUsageError, parseCliArgs, USAGE } from './cli-args';
-import { cliServerConfig } from './cli-config';
+import { CliUsageError, parseCliArgs, USAGE, type CliOptions } from './cli-args';
+import { cliServerConfig, type CliServerConfig } from './cli-config';
 import type { MutatorDefs } from '../src/db/transaction-types';
-import { createServer, type MutatorsModule } from './index';
-import { createJSONLogger } from './logger';
+import { createServer, type ListeningInfo, type MutatorsModule } from './index';
+import { systemTimers } from './clock';
+import { createAcceptor } from './processes/acceptor';
+import { roomProcessGuard } from './processes/process-guard';
+import { ROOM_PROCESS_ENV } from './processes/process-protocol';
+import { runRoomProcess } from './processes/room-process';
+import { RoomProcessPool } from './processes/room-process-pool';
+import { createJSONLogger, type Logger } from './logger';
 import { DEFAULT_MUTATOR_TIMEOUT_MS } from './limits';
 import { MemoryStorage } from './storage/memory-storage';
 import { DEFAULT_PG_IDLE_IN_TRANSACTION_TIMEOUT_MS, PostgresStorage, redactURL } from './storage/postgres/postgres-storage';
@@ -72,7 +78,8 @@ async function main(): Promise<void> {
   }
   const logger = createJSONLogger({ level: opts.logLevel, write: (line) => process.stderr.write(line), now: Date.now });
   process.on('unhandledRejection', (error) => logger.error('unhandled rejection', { error }));
-  for (const warning of config.warnings) logger.warn(warning);
+  const roomProcess = process.env[ROOM_PROCESS_ENV] !== undefined;
+  if (!roomProcess) for (const warning of config.warnings) logger.warn(warning);
 
   // Loaded here first (the room workers load it again), so a wrong path, export or file type stops the start with its reason.
   let appMutators: MutatorDefs;
@@ -83,10 +90,17 @@ async function main(): Promise<void> {
     process.exit(1);
   }
 
-  let storage;
   const postgresURL = opts.postgres ?? (opts.localStorageGiven ? undefined : process.env.DATABASE_URL || undefined);
+  const mutatorTimeoutMs = opts.limits.mutatorTimeoutMs ?? DEFAULT_MUTATOR_TIMEOUT_MS;
+  if (opts.roomProcesses > 0 && !roomProcess) {
+    if (postgresURL === undefined && opts.dataDir === undefined) {
+      usageExit(new CliUsageError('--room-processes needs --data-dir or --postgres: rooms kept in memory would be lost with their process'));
+    }
+    return runAcceptor(opts, config, postgresURL, logger);
+  }
+
+  let storage;
   if (postgresURL !== undefined) {
-    const mutatorTimeoutMs = opts.limits.mutatorTimeoutMs ?? DEFAULT_MUTATOR_TIMEOUT_MS;
     try {
       storage = await PostgresStorage.open({
         connectionString: postgresURL,
@@ -108,20 +122,15 @@ async function main(): Promise<void> {
     storage = new SqliteStorage({ path, synchronous: opts.synchronous });
     logger.info('storage opened', { path, synchronous: opts.synchronous });
   }
-  const production = opts.production || process.env.NODE_ENV === 'production';
-  let adminKey = config.adminKey?.key;
-  let adminKeyNote: string | undefined;
-  if (adminKey === undefined && !production) {
-    // Several nodes on PostgreSQL need one key given to all of them (ROOMSYNC_ADMIN_KEY); without one each makes its own.
-    if (opts.dataDir !== undefined && postgresURL === undefined) {
-      const stored = storedAdminKey(opts.dataDir);
-      adminKey = stored.key;
-      adminKeyNote = `admin key in ${stored.path}`;
-    } else {
-      adminKey = randomBytes(ADMIN_KEY_BYTES).toString('base64url');
-      adminKeyNote = `admin key: ${adminKey}`;
-    }
+  if (roomProcess) {
+    const options = { ...config.options, mutators: appMutators, storage, logger };
+    return runRoomProcess({
+      start: (board, stuck) => createServer(options, { guardFor: (roomID) => roomProcessGuard(roomID, board, stuck, systemTimers, mutatorTimeoutMs), socketsCounted: true }),
+      mutatorTimeoutMs,
+      logger,
+    });
   }
+  const { key: adminKey, note: adminKeyNote } = adminKeyOf(opts, config, postgresURL);
   const inMainThread = opts.roomWorkers === 0;
   const mutators = inMainThread ? { mutators: appMutators } : { mutatorsModule: config.mutatorsModule };
   const server = createServer({ ...config.options, ...mutators, storage, logger, ...(adminKey === undefined ? {} : { adminKey }) });
@@ -133,20 +142,45 @@ async function main(): Promise<void> {
     await server.close().catch(() => {});
     process.exit(1);
   }
-  const { url, adminURL } = listening;
-  process.stdout.write(`roomsync server listening on ${url} admin ${adminURL}\n`);
-  if (adminKeyNote !== undefined) process.stdout.write(`${adminKeyNote}\n`);
+  announce(listening, adminKeyNote);
   logger.info('listening', {
-    url,
-    adminURL,
+    url: listening.url,
+    adminURL: listening.adminURL,
     requireRooms: opts.requireRooms,
     auth: opts.auth.kind,
-    production,
+    production: isProduction(opts),
     mutators: config.mutatorsModule.url,
     roomsIn: inMainThread ? 'main thread' : 'worker threads',
     adminAPI: adminKey !== undefined,
   });
+  stopOnSignals(() => server.close(), logger);
+}
 
+function isProduction(opts: CliOptions): boolean {
+  return opts.production || process.env.NODE_ENV === 'production';
+}
+
+/** The admin key: given, else (not in production) one kept in the data directory or made for this run, with where to find it. */
+function adminKeyOf(opts: CliOptions, config: CliServerConfig, postgresURL: string | undefined): { key: string | undefined; note: string | undefined } {
+  const given = config.adminKey?.key;
+  if (given !== undefined || isProduction(opts)) return { key: given, note: undefined };
+  // Several nodes on PostgreSQL need one key given to all of them (ROOMSYNC_ADMIN_KEY); without one each makes its own.
+  if (opts.dataDir !== undefined && postgresURL === undefined) {
+    mkdirSync(opts.dataDir, { recursive: true });
+    const stored = storedAdminKey(opts.dataDir);
+    return { key: stored.key, note: `admin key in ${stored.path}` };
+  }
+  const key = randomBytes(ADMIN_KEY_BYTES).toString('base64url');
+  return { key, note: `admin key: ${key}` };
+}
+
+function announce(listening: ListeningInfo, adminKeyNote: string | undefined): void {
+  process.stdout.write(`roomsync server listening on ${listening.url} admin ${listening.adminURL}\n`);
+  if (adminKeyNote !== undefined) process.stdout.write(`${adminKeyNote}\n`);
+}
+
+/** Graceful shutdown on SIGTERM/SIGINT; a second signal exits at once. */
+function stopOnSignals(close: () => Promise<void>, logger: Logger): void {
   let stopping = false;
   const stop = (signal: string) => {
     if (stopping) {
@@ -155,7 +189,7 @@ async function main(): Promise<void> {
     }
     stopping = true;
     logger.info('shutting down', { signal });
-    server.close().then(
+    close().then(
       () => process.exit(0),
       (error: unknown) => {
         logger.error('shutdown failed', { error });
@@ -165,6 +199,58 @@ async function main(): Promise<void> {
   };
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));
+}
+
+/**
+ * `--room-processes N`: this process accepts connections and hands each to
+ * one of N forks of itself (the same command line), which serve the rooms.
+ */
+async function runAcceptor(opts: CliOptions, config: CliServerConfig, postgresURL: string | undefined, logger: Logger): Promise<void> {
+  const { key: adminKey, note } = adminKeyOf(opts, config, postgresURL);
+  const pool = new RoomProcessPool({
+    count: opts.roomProcesses,
+    entry: process.argv[1]!,
+    args: process.argv.slice(2),
+    execArgv: process.execArgv,
+    env: process.env,
+    logger,
+  });
+  try {
+    await pool.start();
+  } catch (error) {
+    process.stderr.write(`roomsync server could not start: ${(error as Error).message}\n`);
+    await pool.stop();
+    process.exit(1);
+  }
+  const acceptor = createAcceptor({
+    pool,
+    adminKey,
+    ...(opts.staticDir === undefined ? {} : { staticDir: opts.staticDir }),
+    trustedProxies: opts.trustedProxies,
+    ...(opts.limits.maxConnectionsPerAddress === undefined ? {} : { maxConnectionsPerAddress: opts.limits.maxConnectionsPerAddress }),
+    logger,
+  });
+  let listening: ListeningInfo;
+  try {
+    listening = await acceptor.listen(opts.port, opts.host);
+  } catch (error) {
+    process.stderr.write(`roomsync server could not start: ${(error as Error).message}\n`);
+    await acceptor.close().catch(() => {});
+    process.exit(1);
+  }
+  announce(listening, note);
+  logger.info('listening', {
+    url: listening.url,
+    adminURL: listening.adminURL,
+    requireRooms: opts.requireRooms,
+    auth: opts.auth.kind,
+    production: isProduction(opts),
+    mutators: config.mutatorsModule.url,
+    roomsIn: `${opts.roomProcesses} room processes`,
+    pids: pool.pids(),
+    adminAPI: adminKey !== undefined,
+  });
+  stopOnSignals(() => acceptor.close(), logger);
 }
 
 await main();

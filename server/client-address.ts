@@ -43,8 +43,8 @@ export function clientAddress(req: IncomingMessage, trustedProxies: ReadonlySet<
  */
 export class AddressConnections {
   private readonly open = new Map<string, number>();
-  /** Sockets counted when they connected (the server's own HTTP server): not counted again at their upgrade. */
-  private readonly counted = new WeakSet<object>();
+  /** Sockets counted when they connected (the server's own HTTP server), by the address counted: not counted again at their upgrade. */
+  private readonly counted = new WeakMap<object, string>();
 
   constructor(
     readonly max: number,
@@ -69,9 +69,28 @@ export class AddressConnections {
     const peer = normalizeAddress(socket.remoteAddress ?? 'unknown');
     if (this.trustedProxies.has(peer)) return true;
     if (!this.tryOpen(peer)) return false;
-    this.counted.add(socket);
-    socket.once('close', () => this.closed(peer));
+    this.counted.set(socket, peer);
+    socket.once('close', () => {
+      if (this.counted.delete(socket)) this.closed(peer);
+    });
     return true;
+  }
+
+  /**
+   * The socket moves to another process (it closes here, but stays open
+   * there): its place is no longer given back when it closes here; the
+   * function returned gives it back (a no-op for a socket not counted).
+   */
+  handOver(socket: object): () => void {
+    const address = this.counted.get(socket);
+    if (address === undefined) return () => {};
+    this.counted.delete(socket);
+    let given = false;
+    return () => {
+      if (given) return;
+      given = true;
+      this.closed(address);
+    };
   }
 
   /** Whether the socket was counted as it connected (an upgrade of it is not counted again). */

@@ -32,6 +32,8 @@ export interface ServerContext {
   readonly trustedProxies: ReadonlySet<string>;
   /** Sockets open per client address, capped. */
   readonly addressConnections: AddressConnections;
+  /** Sockets reach the upgrade counted already (the room processes' acceptor counts them). */
+  readonly socketsCounted: boolean;
   readonly requireRooms: boolean;
   readonly roomQuota: RoomQuota;
   readonly adminKey: string | undefined;

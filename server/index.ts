@@ -2,7 +2,7 @@ import { createServer as createHttpServer, type IncomingMessage, type ServerResp
 import type { AddressInfo } from 'node:net';
 import { WebSocketServer } from 'ws';
 import type { MutatorDefs } from '../src/db/transaction-types';
-import { ADMIN_PATH, handleAdmin } from './admin-api';
+import { ADMIN_PATH, adminReply, handleAdmin, type AdminReply } from './admin-api';
 import { devAuthHandler, type AuthHandler } from './auth/auth';
 import { AddressConnections, normalizeAddress } from './client-address';
 import { CLOSE_GOING_AWAY } from './client-connection';
@@ -10,6 +10,7 @@ import { systemClock, systemTimers, type Clock, type Timers } from './clock';
 import type { ServerContext } from './context';
 import { createEngineHost } from './engine/create-host';
 import type { EngineHost } from './engine/engine-types';
+import type { MutationGuard } from './engine/mutation-guard';
 import { WorkerEngineHost } from './engine/worker-host';
 import { FailureLog } from './failure-log';
 import {
@@ -194,12 +195,24 @@ export interface RoomsyncServer {
   /** Where rooms run (worker threads with `mutatorsModule`). */
   readonly host: EngineHost;
   listen(port: number, host?: string): Promise<ListeningInfo>;
+  /** Starts what serves without listening (worker threads, the cluster's notifications); listen() does it first. For a server given its sockets by handleUpgrade. */
+  start(): Promise<void>;
   /** Graceful: stop accepting, finish and store queued batches, close sockets, close the storage. */
   close(): Promise<void>;
   /** For embedding in another HTTP server: hand it the `upgrade` events of /api/sync/. */
   handleUpgrade(req: IncomingMessage, socket: import('node:stream').Duplex, head: Buffer): void;
   /** For embedding: the HTTP request handler (admin API, static files). */
   handleRequest(req: IncomingMessage, res: ServerResponse): void;
+  /** Answers an admin request given as data, without checking the admin key (the caller did): path under /api/admin, body as text. */
+  adminRequest(method: string, path: string, body: string): Promise<AdminReply>;
+}
+
+/** What the CLI's room processes (server/processes) set up differently; not for embedders. */
+export interface ServerInternals {
+  /** Runs rooms in this thread, each room's mutators under the guard given. */
+  readonly guardFor?: (roomID: string) => MutationGuard;
+  /** Every socket handed to handleUpgrade was counted against the per-address cap already (by the acceptor that passed it on). */
+  readonly socketsCounted?: boolean;
 }
 
 /** How long a client may take to send a request's headers, and the whole request (Node's defaults: 60 s and 5 min). */
@@ -212,13 +225,13 @@ const HTTP_TIMEOUT_CHECK_MS = 2_000;
 const SOCKET_CLOSE_GRACE_MS = 1000;
 
 
-export function createServer(options: ServerOptions = {}): RoomsyncServer {
+export function createServer(options: ServerOptions = {}, internals: ServerInternals = {}): RoomsyncServer {
   const logger = options.logger ?? silentLogger;
   const clock = options.clock ?? systemClock;
   const timers = options.timers ?? systemTimers;
   const storage = options.storage ?? new MemoryStorage();
   const counters = newCounters();
-  const host = createEngineHost(options, timers, logger, counters);
+  const host = createEngineHost(options, timers, logger, counters, internals.guardFor);
   const presence = presenceSettings(options.presence, timers, isSharedStorage(storage));
   const trustedProxies = new Set((options.trustedProxies ?? []).map(normalizeAddress));
   const registry = new RoomRegistry({ storage, host, clock, logger, counters, failures: new FailureLog(logger, clock), presence, timers });
@@ -236,6 +249,7 @@ export function createServer(options: ServerOptions = {}): RoomsyncServer {
     },
     trustedProxies,
     addressConnections: new AddressConnections(options.maxConnectionsPerAddress ?? DEFAULT_MAX_CONNECTIONS_PER_ADDRESS, trustedProxies),
+    socketsCounted: internals.socketsCounted ?? false,
     requireRooms: options.requireRooms ?? false,
     roomQuota: new RoomQuota(storage, clock, {
       maxRooms: options.maxRooms ?? DEFAULT_MAX_ROOMS,
@@ -314,16 +328,22 @@ export function createServer(options: ServerOptions = {}): RoomsyncServer {
   });
   let closing: Promise<void> | undefined;
 
+  async function start(): Promise<void> {
+    if (host instanceof WorkerEngineHost) await host.ready();
+    if (cluster !== undefined && !clusterStarted) {
+      await cluster.start();
+      clusterStarted = true;
+    }
+  }
+
   return {
     handleUpgrade,
     handleRequest,
+    adminRequest: (method, path, body) => adminReply(ctx, method, path, body),
     host,
+    start,
     async listen(port, hostname = '127.0.0.1') {
-      if (host instanceof WorkerEngineHost) await host.ready();
-      if (cluster !== undefined && !clusterStarted) {
-        await cluster.start();
-        clusterStarted = true;
-      }
+      await start();
       return new Promise((resolve, reject) => {
         http.once('error', reject);
         http.listen(port, hostname, () => {

@@ -78,7 +78,7 @@ export function createUpgradeHandler(ctx: ServerContext, wss: WebSocketServer) {
     }
     const address = clientAddress(req, ctx.trustedProxies);
     // Counted by its peer as it connected (the server's own HTTP server), else here: by the address a proxy forwards, or an embedder's socket.
-    if (!ctx.addressConnections.countedAtConnect(socket)) {
+    if (!ctx.socketsCounted && !ctx.addressConnections.countedAtConnect(socket)) {
       if (!ctx.addressConnections.tryOpen(address)) {
         ctx.counters.rejectedConnects++;
         refusals.log('connect refused: too many sockets from one address', { address: cut(address), max: ctx.addressConnections.max });

@@ -16,12 +16,15 @@ import type { Logger } from '../logger';
 import type { ServerCounters } from '../stats';
 import type { EngineHost } from './engine-types';
 import { LocalEngineHost } from './local-host';
-import { timerGuard } from './mutation-guard';
+import { timerGuard, type MutationGuard } from './mutation-guard';
 import { realPaceClock, ThreadPace } from './pacer';
 import { WorkerEngineHost } from './worker-host';
 
-/** Rooms in worker threads when the mutators come as a module, else in this thread. */
-export function createEngineHost(options: ServerOptions, timers: Timers, logger: Logger, counters: ServerCounters): EngineHost {
+/**
+ * Rooms in worker threads when the mutators come as a module, else in this
+ * thread (under `guardFor`'s guards when given, else a timer's).
+ */
+export function createEngineHost(options: ServerOptions, timers: Timers, logger: Logger, counters: ServerCounters, guardFor?: (roomID: string) => MutationGuard): EngineHost {
   const engine = {
     maxMutationsPerPush: options.maxMutationsPerPush ?? DEFAULT_MAX_MUTATIONS_PER_PUSH,
     maxTombstones: options.maxTombstonesPerRoom ?? DEFAULT_MAX_TOMBSTONES_PER_ROOM,
@@ -49,5 +52,5 @@ export function createEngineHost(options: ServerOptions, timers: Timers, logger:
     });
   }
   const guard = timerGuard(timers, mutatorTimeoutMs);
-  return new LocalEngineHost({ ...engine, mutators: { ...conformanceMutators, ...options.mutators } }, new ThreadPace(realPaceClock, pace), () => guard);
+  return new LocalEngineHost({ ...engine, mutators: { ...conformanceMutators, ...options.mutators } }, new ThreadPace(realPaceClock, pace), guardFor ?? (() => guard));
 }

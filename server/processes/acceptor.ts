@@ -1,0 +1,154 @@
+/**
+ * The HTTP server of `--room-processes N`: answers health checks, static
+ * files and the admin API (asking the room processes), and hands each
+ * connect request, with its socket, to the process of its room.
+ */
+import { createServer as createHttpServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+import type { Duplex } from 'node:stream';
+import { ADMIN_PATH, adminAuthorized, adminFailure, readAdminBody, sendReply, type AdminReply } from '../admin-api';
+import { AddressConnections, clientAddress, normalizeAddress } from '../client-address';
+import type { ListeningInfo } from '../index';
+import { DEFAULT_MAX_CONNECTIONS_PER_ADDRESS } from '../limits';
+import type { Logger } from '../logger';
+import { parseRequestURL } from '../request-url';
+import { serveStatic } from '../static-files';
+import { mergeRoomLists, mergeStats, sumInvalidated } from './admin-merge';
+import type { RoomProcessPool } from './room-process-pool';
+
+export interface AcceptorOptions {
+  readonly pool: RoomProcessPool;
+  readonly adminKey: string | undefined;
+  readonly staticDir?: string;
+  readonly trustedProxies?: readonly string[];
+  readonly maxConnectionsPerAddress?: number;
+  readonly logger: Logger;
+}
+
+/** As the single-process server (see index.ts): half-written requests must not hold sockets. */
+const HTTP_HEADERS_TIMEOUT_MS = 10_000;
+const HTTP_REQUEST_TIMEOUT_MS = 30_000;
+const HTTP_TIMEOUT_CHECK_MS = 2_000;
+
+export interface Acceptor {
+  listen(port: number, host?: string): Promise<ListeningInfo>;
+  /** Stops accepting, shuts the room processes down (they finish, store and close their sockets). */
+  close(): Promise<void>;
+}
+
+export function createAcceptor(options: AcceptorOptions): Acceptor {
+  const { pool, logger } = options;
+  const trustedProxies = new Set((options.trustedProxies ?? []).map(normalizeAddress));
+  const sockets = new AddressConnections(options.maxConnectionsPerAddress ?? DEFAULT_MAX_CONNECTIONS_PER_ADDRESS, trustedProxies);
+
+  const onUpgrade = (req: IncomingMessage, duplex: Duplex, head: Buffer): void => {
+    const socket = duplex as Socket;
+    socket.on('error', () => socket.destroy());
+    const url = parseRequestURL(req.url);
+    if (url === undefined || !url.pathname.startsWith('/api/sync/')) {
+      socket.end('HTTP/1.1 404 Not Found\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
+      return;
+    }
+    let release = sockets.handOver(socket);
+    // From a trusted proxy: counted here by the client address it forwards.
+    if (trustedProxies.has(normalizeAddress(socket.remoteAddress ?? 'unknown'))) {
+      const address = clientAddress(req, trustedProxies);
+      if (!sockets.tryOpen(address)) {
+        socket.end('HTTP/1.1 429 Too Many Requests\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
+        return;
+      }
+      let given = false;
+      release = () => {
+        if (!given) sockets.closed(address);
+        given = true;
+      };
+    }
+    // The room's process checks everything else (origin, token, ids) as a single-process server does.
+    const request = { method: req.method ?? 'GET', url: req.url ?? '/', headers: req.headers, head: head.toString('base64') };
+    pool.handOver(url.searchParams.get('roomID') ?? '', request, socket, release);
+  };
+
+  async function answer(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const pathname = parseRequestURL(req.url)?.pathname;
+    if (pathname === undefined) return void res.writeHead(400, { 'content-type': 'text/plain' }).end('Bad Request');
+    if (pathname === ADMIN_PATH || pathname.startsWith(`${ADMIN_PATH}/`)) return sendReply(res, await admin(req, pathname));
+    if (pathname === '/healthz') return void res.writeHead(200, { 'content-type': 'text/plain' }).end('ok');
+    if (pathname.startsWith('/api/sync/')) return void res.writeHead(426, { 'content-type': 'text/plain' }).end('Upgrade Required');
+    if (options.staticDir !== undefined && (await serveStatic(options.staticDir, req, res, pathname))) return;
+    res.writeHead(404, { 'content-type': 'text/plain' }).end('Not Found');
+  }
+
+  async function admin(req: IncomingMessage, pathname: string): Promise<AdminReply> {
+    if (!adminAuthorized(options.adminKey, req.headers)) return { status: 401, json: { error: 'Missing or wrong admin key' } };
+    let body: string;
+    try {
+      body = await readAdminBody(req);
+    } catch (error) {
+      return adminFailure(error);
+    }
+    const method = req.method ?? 'GET';
+    const all = () => Promise.all(Array.from({ length: pool.count }, (_, i) => pool.admin(i, method, pathname, body)));
+    const [head, room] = pathname.slice(ADMIN_PATH.length).split('/').filter((p) => p !== '');
+    if (method === 'GET' && head === 'stats' && room === undefined) return mergeStats(await all(), pool.pids(), process.memoryUsage());
+    if (method === 'GET' && head === 'rooms' && room === undefined) return mergeRoomLists(await all());
+    if (method === 'POST' && head === 'invalidate' && room === undefined) return sumInvalidated(await all());
+    // One room's: its process (a malformed request gets its answer from any).
+    const roomID = head === 'rooms' ? (room === undefined ? roomInBody(body) : decodedPart(room)) : undefined;
+    return pool.admin(roomID === undefined ? 0 : pool.slotOf(roomID), method, pathname, body);
+  }
+
+  const http = createHttpServer(
+    { headersTimeout: HTTP_HEADERS_TIMEOUT_MS, requestTimeout: HTTP_REQUEST_TIMEOUT_MS, connectionsCheckingInterval: HTTP_TIMEOUT_CHECK_MS },
+    (req, res) =>
+      void answer(req, res).catch((error: unknown) => {
+        logger.error('request failed', { url: req.url, error });
+        if (!res.headersSent) res.writeHead(500);
+        res.end();
+      }),
+  );
+  http.on('upgrade', onUpgrade);
+  http.on('connection', (socket: Socket) => {
+    if (!sockets.connected(socket)) socket.destroy();
+  });
+
+  let closing: Promise<void> | undefined;
+  return {
+    listen(port, hostname = '127.0.0.1') {
+      return new Promise((resolve, reject) => {
+        http.once('error', reject);
+        http.listen(port, hostname, () => {
+          http.off('error', reject);
+          const actual = (http.address() as AddressInfo).port;
+          const hostPart = hostname.includes(':') ? `[${hostname}]` : hostname;
+          resolve({ port: actual, url: `ws://${hostPart}:${actual}`, adminURL: `http://${hostPart}:${actual}${ADMIN_PATH}` });
+        });
+      });
+    },
+    close() {
+      closing ??= (async () => {
+        const stopped = new Promise<void>((resolve) => http.close(() => resolve()));
+        await pool.stop();
+        http.closeAllConnections();
+        await stopped;
+      })();
+      return closing;
+    },
+  };
+}
+
+function roomInBody(body: string): string | undefined {
+  try {
+    const roomID = (JSON.parse(body) as { roomID?: unknown } | null)?.roomID;
+    return typeof roomID === 'string' ? roomID : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function decodedPart(part: string): string | undefined {
+  try {
+    return decodeURIComponent(part);
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,97 @@
+/**
+ * The room-process side of `--room-processes` (see room-process-pool.ts):
+ * takes the sockets its acceptor hands over and serves their rooms in this
+ * process's main thread, where a push is read, run, stored and poked
+ * without crossing threads. A watchdog thread stops the process when a
+ * mutator is stuck in synchronous code, after telling the acceptor which
+ * mutation it was.
+ */
+import { IncomingMessage } from 'node:http';
+import type { Socket } from 'node:net';
+import { Worker } from 'node:worker_threads';
+import type { RoomsyncServer } from '../index';
+import type { Logger } from '../logger';
+import { STUCK_REPORT_FD, type FromRoomProcess, type ToRoomProcess } from './process-protocol';
+import { StuckBoard, StuckList } from './stuck-board';
+import type { WatchdogSetup } from './stuck-watchdog';
+
+export interface RoomProcessSetup {
+  /** Makes the server once the mutations to skip are known; its rooms run in this thread, marking their mutations on `board`. */
+  readonly start: (board: StuckBoard, stuck: StuckList) => RoomsyncServer;
+  readonly mutatorTimeoutMs: number;
+  readonly logger: Logger;
+}
+
+/** Serves until told to shut down or until the acceptor is gone; then closes the server and exits. */
+export function runRoomProcess(setup: RoomProcessSetup): void {
+  const send = (message: FromRoomProcess): void => {
+    if (process.connected) process.send!(message);
+  };
+  let server: RoomsyncServer | undefined;
+  let closing = false;
+  const shutDown = (why: string): void => {
+    if (closing) return;
+    closing = true;
+    setup.logger.info('room process shutting down', { why });
+    const closed = server === undefined ? Promise.resolve() : server.close();
+    closed.then(
+      () => process.exit(0),
+      (error: unknown) => {
+        setup.logger.error('room process shutdown failed', { error });
+        process.exit(1);
+      },
+    );
+  };
+  process.on('message', (message: ToRoomProcess, handle: unknown) => {
+    switch (message.kind) {
+      case 'config': {
+        if (server !== undefined) return;
+        const board = new StuckBoard();
+        const started = setup.start(board, new StuckList(message.stuck));
+        server = started;
+        startWatchdog(board, setup.mutatorTimeoutMs);
+        started.start().then(
+          () => send({ kind: 'ready' }),
+          (error: unknown) => {
+            setup.logger.error('room process could not start', { error });
+            process.exit(1);
+          },
+        );
+        return;
+      }
+      case 'upgrade': {
+        const socket = handle as Socket | undefined;
+        if (socket === undefined) return;
+        if (server === undefined || closing) return void socket.destroy();
+        // As Node's HTTP server sets its sockets (the acceptor's setting does not travel with the socket).
+        socket.setNoDelay(true);
+        socket.once('close', () => send({ kind: 'closed', id: message.id }));
+        const req = new IncomingMessage(socket);
+        req.method = message.method;
+        req.url = message.url;
+        req.headers = message.headers;
+        server.handleUpgrade(req, socket, Buffer.from(message.head, 'base64'));
+        return;
+      }
+      case 'admin': {
+        if (server === undefined) return send({ kind: 'admin-reply', id: message.id, status: 503, json: { error: 'Room process not ready' } });
+        void server.adminRequest(message.method, message.path, message.body).then((reply) => send({ kind: 'admin-reply', id: message.id, ...reply }));
+        return;
+      }
+      case 'shutdown':
+        return shutDown('asked by the acceptor');
+    }
+  });
+  // The acceptor is gone (it exited, or was killed): nobody can reach this process any more.
+  process.on('disconnect', () => shutDown('the acceptor is gone'));
+  process.on('SIGTERM', () => shutDown('SIGTERM'));
+  process.on('SIGINT', () => {}); // Ctrl+C reaches the whole process group: the acceptor decides.
+  send({ kind: 'hello' });
+}
+
+function startWatchdog(board: StuckBoard, mutatorTimeoutMs: number): void {
+  const setup: WatchdogSetup = { board: board.buffer, mutatorTimeoutMs, reportFD: STUCK_REPORT_FD };
+  const entry = new URL(`./stuck-watchdog${import.meta.url.endsWith('.ts') ? '.ts' : '.js'}`, import.meta.url).href;
+  const worker = new Worker(new URL('../engine/worker-boot.mjs', import.meta.url), { workerData: { ...setup, entry } });
+  worker.unref();
+}

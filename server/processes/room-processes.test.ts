@@ -1,0 +1,155 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { WebSocket } from 'ws';
+import { afterAll, describe, expect, it } from 'vitest';
+import { buildConnectURL, encodeAuthSubprotocol } from '../../src/protocol';
+import { isRunning, killChildServers, startChildServer, type ChildServer } from '../test-support/child-server';
+import { newWsid, TestClient, uniqueID } from '../test-support/test-client';
+import { slotOf } from './room-process-pool';
+
+afterAll(() => killChildServers());
+
+const HOSTILE_MUTATORS = 'server/test-support/hostile-mutators.ts';
+
+function dataDir(): string {
+  return mkdtempSync(join(tmpdir(), 'roomsync-rp-'));
+}
+
+/** A fresh room id served by process `slot` of `count`. */
+function roomIn(slot: number, count: number): string {
+  for (;;) {
+    const roomID = uniqueID('room');
+    if (slotOf(roomID, count) === slot) return roomID;
+  }
+}
+
+const ADMIN_KEY = 'k'.repeat(32);
+
+async function stats(server: ChildServer): Promise<{ processes: { slot: number; pid: number | null; status: number }[]; rooms: { roomID: string }[]; counters: { mutations: number } }> {
+  const res = await fetch(`${server.adminURL}/stats`, { headers: { authorization: `Bearer ${ADMIN_KEY}` } });
+  expect(res.status).toBe(200);
+  return (await res.json()) as never;
+}
+
+async function gone(pid: number): Promise<void> {
+  for (let i = 0; i < 500 && isRunning(pid); i++) await new Promise((r) => setTimeout(r, 10));
+  expect(isRunning(pid)).toBe(false);
+}
+
+function start(args: readonly string[]): Promise<ChildServer> {
+  return startChildServer(['--data-dir', dataDir(), '--log-level', 'info', ...args], { env: { ROOMSYNC_ADMIN_KEY: ADMIN_KEY } });
+}
+
+describe('--room-processes', () => {
+  it('serves each room from the process its id hashes to, answers the admin API for all of them, and leaves no process behind', async () => {
+    const server = await start(['--room-processes', '2']);
+    const { processes } = await stats(server);
+    const pids = processes.map((p) => p.pid!);
+    expect(pids).toHaveLength(2);
+    expect(new Set([server.pid, ...pids]).size).toBe(3);
+
+    const first = roomIn(0, 2);
+    const second = roomIn(1, 2);
+    const a = TestClient.connect(server.url, { roomID: first });
+    const b = TestClient.connect(server.url, { roomID: first });
+    const c = TestClient.connect(server.url, { roomID: second });
+    await Promise.all([a.ready(), b.ready(), c.ready()]);
+    await a.acked(a.mutate('put', { key: 'x', value: 1 }));
+    await b.until(() => b.state.get('x') === 1, 'the other client of the room to see x');
+    await c.acked(c.mutate('put', { key: 'y', value: 2 }));
+
+    const after = await stats(server);
+    expect(after.rooms.map((r) => r.roomID).sort()).toEqual([first, second].sort());
+    expect(after.counters.mutations).toBe(2);
+    const key = { authorization: `Bearer ${ADMIN_KEY}` };
+    const listed = (await (await fetch(`${server.adminURL}/rooms`, { headers: key })).json()) as { rooms: { roomID: string }[] };
+    expect(listed.rooms.map((r) => r.roomID)).toEqual(expect.arrayContaining([first, second]));
+    // A room's own request goes to its process, which disconnects its clients.
+    const deleted = await fetch(`${server.adminURL}/rooms/${encodeURIComponent(second)}`, { method: 'DELETE', headers: key });
+    expect(await deleted.json()).toMatchObject({ deleted: true, disconnected: 1 });
+    await c.until(() => c.closed, 'the deleted room to disconnect its client');
+    const invalidated = await fetch(`${server.adminURL}/invalidate`, { method: 'POST', headers: key, body: JSON.stringify({ all: true }) });
+    expect(await invalidated.json()).toEqual({ invalidated: 2 });
+
+    expect(await server.stop('SIGTERM')).toBe(0);
+    for (const pid of pids) await gone(pid);
+  });
+
+  it('stops only the process of a mutator stuck in synchronous code; it starts again and skips that mutation, the other process serving all along', async () => {
+    const server = await start(['--room-processes', '2', '--mutators', HOSTILE_MUTATORS, '--mutator-timeout-ms', '200']);
+    const before = (await stats(server)).processes;
+    const stuckRoom = roomIn(0, 2);
+    const otherRoom = roomIn(1, 2);
+    const a = TestClient.connect(server.url, { roomID: stuckRoom });
+    const b = TestClient.connect(server.url, { roomID: otherRoom });
+    await Promise.all([a.ready(), b.ready()]);
+
+    a.push([a.mutation('put', { key: 'before', value: 1 }), a.mutation('spin', {}), a.mutation('put', { key: 'after', value: 3 })]);
+    await b.acked(b.mutate('put', { key: 'b', value: 1 }));
+    await a.until(() => a.closed, 'the stuck process to be stopped (its sockets close)', 10_000);
+    await gone(before[0]!.pid!);
+    await b.acked(b.mutate('put', { key: 'b', value: 2 }));
+
+    // The client reconnects (as a real one does) and pushes its pending mutations again: the stuck one is skipped.
+    const again = TestClient.connect(server.url, { roomID: stuckRoom, clientID: a.clientID, clientGroupID: a.clientGroupID });
+    await again.ready();
+    again.push([again.mutation('put', { key: 'before', value: 1 }, 1), again.mutation('spin', {}, 2), again.mutation('put', { key: 'after', value: 3 }, 3)]);
+    await again.until(() => again.lmid === 3, 'the pushed mutations to be acknowledged');
+    expect(Object.fromEntries([...again.state].filter(([k]) => !k.startsWith('_roomsync/')))).toEqual({ before: 1, after: 3 });
+
+    const now = (await stats(server)).processes;
+    expect(now[0]!.pid).not.toBe(before[0]!.pid);
+    expect(now[1]!.pid).toBe(before[1]!.pid);
+    expect(server.stderr.join('\n')).toContain('a mutator was stuck in synchronous code');
+    expect(await server.stop('SIGTERM')).toBe(0);
+    for (const p of now) await gone(p.pid!);
+  });
+
+  it('starts a process killed from outside again; when the acceptor is killed its processes go too', async () => {
+    const server = await start(['--room-processes', '2']);
+    const [victim, survivor] = (await stats(server)).processes.map((p) => p.pid!);
+    process.kill(victim!, 'SIGKILL');
+    await gone(victim!);
+    const client = TestClient.connect(server.url, { roomID: roomIn(0, 2) });
+    await client.ready();
+    await client.acked(client.mutate('put', { key: 'k', value: 1 }));
+    const restarted = (await stats(server)).processes[0]!.pid!;
+    expect(restarted).not.toBe(victim);
+
+    await server.stop('SIGKILL');
+    await gone(restarted);
+    await gone(survivor!);
+  });
+
+  it('counts a handed-over socket against its address until its process closes it', async () => {
+    const server = await start(['--room-processes', '2', '--trusted-proxies', '127.0.0.1', '--max-connections-per-address', '2']);
+    const open = (roomID: string) => {
+      const params = { clientID: uniqueID('c'), clientGroupID: uniqueID('g'), roomID, baseCookie: null, ts: 1, lmid: 0, wsid: newWsid() };
+      const ws = new WebSocket(buildConnectURL(server.url, params), [encodeAuthSubprotocol('user')!], { headers: { 'x-forwarded-for': '203.0.113.9' } });
+      return new Promise<{ ws: WebSocket; status: number }>((resolve) => {
+        ws.once('open', () => resolve({ ws, status: 101 }));
+        ws.once('unexpected-response', (_req, res) => resolve({ ws, status: res.statusCode ?? 0 }));
+        ws.once('error', () => {});
+      });
+    };
+    const one = await open(roomIn(0, 2));
+    const two = await open(roomIn(1, 2));
+    expect([one.status, two.status]).toEqual([101, 101]);
+    expect((await open(roomIn(0, 2))).status).toBe(429);
+    one.ws.close();
+    let next = await open(roomIn(1, 2));
+    for (let i = 0; i < 100 && next.status === 429; i++) next = await open(roomIn(1, 2));
+    expect(next.status).toBe(101);
+    two.ws.close();
+    next.ws.close();
+    await server.stop('SIGTERM');
+  });
+
+  it('refuses to start without storage that outlives a process, or with room workers too', async () => {
+    const memory = await startChildServer(['--room-processes', '2', '--memory']).catch((e: Error) => e);
+    expect(String(memory)).toContain('--room-processes needs --data-dir or --postgres');
+    const workers = await startChildServer(['--room-processes', '2', '--room-workers', '2', '--data-dir', dataDir()]).catch((e: Error) => e);
+    expect(String(workers)).toContain('Choose --room-processes or --room-workers');
+  });
+});
