@@ -63,16 +63,16 @@ const ONLY_HOT_ROWS = process.env.BENCH_SERVER_ROWS === 'hot';
 /** BENCH_SERVER_ROWS=fanout: only the fan-out of a 100 KB poke to 2,000 sockets, BENCH_FANOUT_RUNS times (default 1), each on a fresh server. */
 const ONLY_BIG_FANOUT = process.env.BENCH_SERVER_ROWS === 'fanout';
 const BIG_FANOUT_RUNS = Number(process.env.BENCH_FANOUT_RUNS ?? '1');
-/** BENCH_SERVER_ROWS=rtt: only the first table (push → own poke on SQLite, memory, rooms in the main thread). */
+/** BENCH_SERVER_ROWS=rtt: only the first table (push → own poke on SQLite, memory, rooms in the main thread, room processes). */
 const ONLY_RTT_ROWS = process.env.BENCH_SERVER_ROWS === 'rtt';
 /**
- * BENCH_RTT_ROUNDS (default 1): the SQLite FULL rows with rooms in workers and in the main thread are measured this many
- * times, alternating which goes first, on the same two servers; their p50 and p99 are the medians over the rounds.
+ * BENCH_RTT_ROUNDS (default 1): the SQLite FULL rows with rooms in workers, in the main thread and in room processes are measured this many
+ * times, alternating which goes first, on the same servers; their p50 and p99 are the medians over the rounds.
  */
 const RTT_ROUNDS = Math.max(1, Math.floor(Number(process.env.BENCH_RTT_ROUNDS ?? '1')) || 1);
 /**
  * BENCH_RTT_BASELINE=DIR: a checkout of an earlier commit (with node_modules) whose server, started with the same base
- * flags, joins the alternating SQLite FULL rounds as a third row, so a change is compared with what users had in one run.
+ * flags, joins the alternating SQLite FULL rounds as one more row, so a change is compared with what users had in one run.
  */
 const RTT_BASELINE_DIR = process.env.BENCH_RTT_BASELINE;
 /**
@@ -838,17 +838,23 @@ async function serverBench(dataDir: string): Promise<void> {
   try {
     const echoTimes = await echoRoundTrips(echo.url);
     const inMain = await startServer(['--data-dir', join(dataDir, 'main-thread'), '--room-workers', '0']);
+    const inProcesses = await startServer(['--data-dir', join(dataDir, 'room-processes'), '--room-processes', '2']);
     const baseline = RTT_BASELINE_DIR === undefined ? undefined : await startServer(['--data-dir', join(dataDir, 'baseline')], RTT_BASELINE_DIR);
+    const series = [
+      { name: 'rooms in workers', server: full },
+      { name: 'in the main thread', server: inMain },
+      { name: '2 room processes', server: inProcesses },
+      ...(baseline === undefined ? [] : [{ name: 'baseline checkout', server: baseline }]),
+    ].map((s) => ({ ...s, rounds: [] as number[][] }));
     // Each round starts one server later in this list, so no row is always measured on a warmer (or busier) machine.
-    const series = [full, inMain, ...(baseline === undefined ? [] : [baseline])].map((server) => ({ server, rounds: [] as number[][] }));
     for (let round = 0; round < RTT_ROUNDS; round++) {
       for (let k = 0; k < series.length; k++) {
         const s = series[(round + k) % series.length]!;
         s.rounds.push(await pushRoundTrips(s.server.url));
       }
     }
-    const [pushRounds, inMainRounds, baselineRounds] = series.map((s) => s.rounds) as [number[][], number[][], number[][] | undefined];
     if (baseline !== undefined) await stop(baseline);
+    await stop(inProcesses);
     await stop(inMain);
     const normal = await startServer(['--data-dir', join(dataDir, 'normal'), '--synchronous', 'NORMAL']);
     const normalTimes = await pushRoundTrips(normal.url);
@@ -864,25 +870,27 @@ async function serverBench(dataDir: string): Promise<void> {
       return [name, ms(p50), ms(median(rounds.map((t) => percentile(t, 99)))), `${fixed(p50 / p50echo, 1)}×`];
     };
     const of = RTT_ROUNDS === 1 ? '' : ` (medians of ${RTT_ROUNDS} alternating rounds)`;
+    const [workers, main, processes, base] = series;
     printTable(`server: round trip on loopback, ${RTT_SAMPLES} sequential samples (target p50 < 2 ms)`, ['what', 'p50', 'p99', 'p50 vs echo'], [
       row('raw ws echo (child process)', echoTimes),
-      roundsRow(`push → own poke, SQLite FULL${of}`, pushRounds),
+      roundsRow(`push → own poke, SQLite FULL${of}`, workers!.rounds),
       row('push → own poke, SQLite NORMAL', normalTimes),
       row('push → own poke, memory storage', memoryTimes),
-      roundsRow(`push → own poke, SQLite FULL, rooms in the main thread${of}`, inMainRounds),
-      ...(baselineRounds === undefined ? [] : [roundsRow(`push → own poke, SQLite FULL, baseline checkout${of}`, baselineRounds)]),
+      roundsRow(`push → own poke, SQLite FULL, rooms in the main thread${of}`, main!.rounds),
+      roundsRow(`push → own poke, SQLite FULL, 2 room processes${of}`, processes!.rounds),
+      ...(base === undefined ? [] : [roundsRow(`push → own poke, SQLite FULL, baseline checkout${of}`, base.rounds)]),
       row('(one SQLite FULL commit alone)', commitTimes),
     ]);
     if (RTT_ROUNDS > 1) {
-      const firsts = ['workers', 'main', 'baseline'];
+      const p50 = (s: (typeof series)[number], i: number) => percentile(s.rounds[i]!, 50);
       printTable(
         'server: push → own poke p50 per round, SQLite FULL',
-        ['round', 'rooms in workers', 'in the main thread', 'workers − main', ...(baselineRounds === undefined ? [] : ['baseline checkout', 'workers − baseline'])],
-        pushRounds.map((t, i) => {
-          const [w, m] = [percentile(t, 50), percentile(inMainRounds[i]!, 50)];
-          const b = baselineRounds === undefined ? [] : [ms(percentile(baselineRounds[i]!, 50)), ms(w - percentile(baselineRounds[i]!, 50))];
-          return [`${i + 1} (${firsts[i % series.length]} first)`, ms(w), ms(m), ms(w - m), ...b];
-        }),
+        ['round', ...series.map((s) => s.name), ...(base === undefined ? [] : series.slice(0, -1).map((s) => `${s.name} − baseline`))],
+        workers!.rounds.map((_, i) => [
+          `${i + 1} (${series[i % series.length]!.name} first)`,
+          ...series.map((s) => ms(p50(s, i))),
+          ...(base === undefined ? [] : series.slice(0, -1).map((s) => ms(p50(s, i) - p50(base, i)))),
+        ]),
       );
     }
     if (ONLY_RTT_ROWS) return;
