@@ -5,7 +5,8 @@
  * vitest, vite) and never needs this build.
  *
  * dist/ is flat on purpose: the room workers are started from
- * `new URL('./worker-boot.mjs' | './worker-main.js', import.meta.url)` and the
+ * `new URL('./worker-boot.mjs' | './worker-main.js', import.meta.url)` (a room
+ * process's watchdog from './stuck-watchdog.js') and the
  * server's default mutators from `./conformance-mutators.js`, relative to
  * whichever chunk holds that code, so every chunk sits beside them.
  */
@@ -64,8 +65,9 @@ const config: UserConfig = defineConfig({
     conformance: 'conformance/index.ts',
     'roomsync-server': 'server/cli.ts',
     'roomsync-conformance': 'conformance/cli.ts',
-    // Loaded by URL, not imported: the room worker and the server's default (conformance-only) mutators.
+    // Loaded by URL, not imported: the room worker, a room process's watchdog and the server's default (conformance-only) mutators.
     'worker-main': 'server/engine/worker-main.ts',
+    'stuck-watchdog': 'server/processes/stuck-watchdog.ts',
     'conformance-mutators': 'server/conformance-mutators.ts',
   },
   outDir: 'dist',

@@ -13,7 +13,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { connect as netConnect, type Socket } from 'node:net';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { createInterface } from 'node:readline';
@@ -63,10 +63,10 @@ const ONLY_HOT_ROWS = process.env.BENCH_SERVER_ROWS === 'hot';
 /** BENCH_SERVER_ROWS=fanout: only the fan-out of a 100 KB poke to 2,000 sockets, BENCH_FANOUT_RUNS times (default 1), each on a fresh server. */
 const ONLY_BIG_FANOUT = process.env.BENCH_SERVER_ROWS === 'fanout';
 const BIG_FANOUT_RUNS = Number(process.env.BENCH_FANOUT_RUNS ?? '1');
-/** BENCH_SERVER_ROWS=rtt: only the first table (push → own poke on SQLite, memory, rooms in the main thread, room processes). */
+/** BENCH_SERVER_ROWS=rtt: only the first table (push → own poke on SQLite (room processes, workers, main thread), memory). */
 const ONLY_RTT_ROWS = process.env.BENCH_SERVER_ROWS === 'rtt';
 /**
- * BENCH_RTT_ROUNDS (default 1): the SQLite FULL rows with rooms in workers, in the main thread and in room processes are measured this many
+ * BENCH_RTT_ROUNDS (default 1): the SQLite FULL rows (the default room processes, rooms in workers, in the main thread) are measured this many
  * times, alternating which goes first, on the same servers; their p50 and p99 are the medians over the rounds.
  */
 const RTT_ROUNDS = Math.max(1, Math.floor(Number(process.env.BENCH_RTT_ROUNDS ?? '1')) || 1);
@@ -325,6 +325,11 @@ function cpuSeconds(pid: number, thread?: number): number {
   return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS_PER_SECOND;
 }
 
+/** CPU seconds of a server: its process and its room processes, if any. */
+function serverTreeCpuSeconds(pid: number): number {
+  return treeCpuSeconds(pid).reduce((a, b) => a + b, 0);
+}
+
 /** CPU seconds of a process's main thread (its other threads: room workers, libuv, V8's). */
 const mainThreadCpuSeconds = (pid: number): number => cpuSeconds(pid, pid);
 
@@ -422,7 +427,7 @@ async function bigFanOut(origin: string, serverPid: number): Promise<{ times: nu
   const pusher = await BenchClient.connect(origin, roomID);
   const value = 'x'.repeat(BIG_FANOUT_BYTES);
   const times: number[] = [];
-  const cpu0 = cpuSeconds(serverPid);
+  const cpu0 = serverTreeCpuSeconds(serverPid);
   const bench0 = process.cpuUsage();
   const wall0 = performance.now();
   for (let i = 0; i < BIG_FANOUT_SAMPLES; i++) {
@@ -435,7 +440,7 @@ async function bigFanOut(origin: string, serverPid: number): Promise<{ times: nu
   }
   const wall = (performance.now() - wall0) / 1000;
   const bench = process.cpuUsage(bench0);
-  const serverCpu = cpuSeconds(serverPid) - cpu0;
+  const serverCpu = serverTreeCpuSeconds(serverPid) - cpu0;
   for (const socket of sockets) socket.destroy();
   pusher.close();
   return { times, serverCpu, benchCpu: (bench.user + bench.system) / 1e6, wall };
@@ -492,8 +497,12 @@ async function sustained(origin: string | readonly string[], rooms: number, perR
 
 async function serverMemory(adminURL: string): Promise<string> {
   const res = await fetch(`${adminURL}/stats`, { headers: { authorization: `Bearer ${ADMIN_KEY}` } });
-  const { memory } = (await res.json()) as { memory: { rss: number; heapUsed: number } };
-  return `rss ${fixed(memory.rss / 2 ** 20, 0)} MiB, heap ${fixed(memory.heapUsed / 2 ** 20, 0)} MiB`;
+  type Memory = { rss: number; heapUsed: number };
+  const { memory, processes = [] } = (await res.json()) as { memory: Memory; processes?: { memory?: Memory }[] };
+  // With room processes: the acceptor's and every room process's.
+  const all = [memory, ...processes.flatMap((p) => (p.memory === undefined ? [] : [p.memory]))];
+  const sum = (k: keyof Memory) => all.reduce((n, m) => n + m[k], 0);
+  return `rss ${fixed(sum('rss') / 2 ** 20, 0)} MiB, heap ${fixed(sum('heapUsed') / 2 ** 20, 0)} MiB${processes.length === 0 ? '' : ` (${processes.length} room processes and the acceptor)`}`;
 }
 
 /** The disk's share: one tiny SQLite commit with synchronous=FULL, timed in this process. */
@@ -838,12 +847,12 @@ async function serverBench(dataDir: string): Promise<void> {
   try {
     const echoTimes = await echoRoundTrips(echo.url);
     const inMain = await startServer(['--data-dir', join(dataDir, 'main-thread'), '--room-workers', '0']);
-    const inProcesses = await startServer(['--data-dir', join(dataDir, 'room-processes'), '--room-processes', '2']);
+    const inWorkers = await startServer(['--data-dir', join(dataDir, 'workers'), '--room-workers', String(Math.max(2, availableParallelism()))]);
     const baseline = RTT_BASELINE_DIR === undefined ? undefined : await startServer(['--data-dir', join(dataDir, 'baseline')], RTT_BASELINE_DIR);
     const series = [
-      { name: 'rooms in workers', server: full },
+      { name: 'default (room processes)', server: full },
+      { name: 'rooms in workers', server: inWorkers },
       { name: 'in the main thread', server: inMain },
-      { name: '2 room processes', server: inProcesses },
       ...(baseline === undefined ? [] : [{ name: 'baseline checkout', server: baseline }]),
     ].map((s) => ({ ...s, rounds: [] as number[][] }));
     // Each round starts one server later in this list, so no row is always measured on a warmer (or busier) machine.
@@ -854,7 +863,7 @@ async function serverBench(dataDir: string): Promise<void> {
       }
     }
     if (baseline !== undefined) await stop(baseline);
-    await stop(inProcesses);
+    await stop(inWorkers);
     await stop(inMain);
     const normal = await startServer(['--data-dir', join(dataDir, 'normal'), '--synchronous', 'NORMAL']);
     const normalTimes = await pushRoundTrips(normal.url);
@@ -870,14 +879,14 @@ async function serverBench(dataDir: string): Promise<void> {
       return [name, ms(p50), ms(median(rounds.map((t) => percentile(t, 99)))), `${fixed(p50 / p50echo, 1)}×`];
     };
     const of = RTT_ROUNDS === 1 ? '' : ` (medians of ${RTT_ROUNDS} alternating rounds)`;
-    const [workers, main, processes, base] = series;
+    const [defaults, workers, main, base] = series;
     printTable(`server: round trip on loopback, ${RTT_SAMPLES} sequential samples (target p50 < 2 ms)`, ['what', 'p50', 'p99', 'p50 vs echo'], [
       row('raw ws echo (child process)', echoTimes),
-      roundsRow(`push → own poke, SQLite FULL${of}`, workers!.rounds),
+      roundsRow(`push → own poke, SQLite FULL${of}`, defaults!.rounds),
       row('push → own poke, SQLite NORMAL', normalTimes),
-      row('push → own poke, memory storage', memoryTimes),
+      row('push → own poke, memory storage (rooms in workers)', memoryTimes),
+      roundsRow(`push → own poke, SQLite FULL, rooms in workers${of}`, workers!.rounds),
       roundsRow(`push → own poke, SQLite FULL, rooms in the main thread${of}`, main!.rounds),
-      roundsRow(`push → own poke, SQLite FULL, 2 room processes${of}`, processes!.rounds),
       ...(base === undefined ? [] : [roundsRow(`push → own poke, SQLite FULL, baseline checkout${of}`, base.rounds)]),
       row('(one SQLite FULL commit alone)', commitTimes),
     ]);
@@ -886,7 +895,7 @@ async function serverBench(dataDir: string): Promise<void> {
       printTable(
         'server: push → own poke p50 per round, SQLite FULL',
         ['round', ...series.map((s) => s.name), ...(base === undefined ? [] : series.slice(0, -1).map((s) => `${s.name} − baseline`))],
-        workers!.rounds.map((_, i) => [
+        defaults!.rounds.map((_, i) => [
           `${i + 1} (${series[i % series.length]!.name} first)`,
           ...series.map((s) => ms(p50(s, i))),
           ...(base === undefined ? [] : series.slice(0, -1).map((s) => ms(p50(s, i) - p50(base, i)))),

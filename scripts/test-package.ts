@@ -154,6 +154,20 @@ function processExists(pid: number): boolean {
   }
 }
 
+/** Processes whose parent is `pid` (a server's room processes), from /proc. */
+function childProcesses(pid: number): number[] {
+  const children: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^[0-9]+$/.test(entry)) continue;
+    try {
+      if (Number(readFileSync(`/proc/${entry}/stat`, 'utf8').split(') ')[1]!.split(' ')[1]) === pid) children.push(Number(entry));
+    } catch {
+      // ended meanwhile
+    }
+  }
+  return children;
+}
+
 const work = mkdtempSync(join(tmpdir(), 'roomsync-package-'));
 const app = join(work, 'app');
 mkdirSync(app);
@@ -213,6 +227,28 @@ try {
     return `${peers.join(' ')} in ${((performance.now() - start) / 1000).toFixed(1)} s`;
   });
 
+  await step('a missing optional peer fails with the package to install', async () => {
+    const probe = `
+const server = await import('roomsync/server');
+const messages = [];
+try { new server.SqliteStorage({ path: 'x.sqlite' }); } catch (error) { messages.push(error.message); }
+try { await server.PostgresStorage.open({ connectionString: 'postgres://127.0.0.1:9/none' }); } catch (error) { messages.push(error.message); }
+console.log(JSON.stringify(messages));
+`;
+    const out = runOk(process.execPath, ['--input-type=module', '-e', probe], app);
+    const messages = JSON.parse(out.trim()) as string[];
+    const wanted = ['npm install better-sqlite3', 'npm install pg'];
+    for (const [i, text] of wanted.entries()) {
+      if (!messages[i]?.includes(text)) throw new Error(`expected an error naming "${text}", got ${JSON.stringify(messages[i])}`);
+    }
+    return messages.join(' | ');
+  });
+
+  await step('install better-sqlite3 for the server (linked from this checkout: no native build)', () => {
+    runOk('npm', ['install', join(ROOT, 'node_modules/better-sqlite3'), '--ignore-scripts', '--no-audit', '--no-fund', '--prefer-offline'], app);
+    return 'linked';
+  });
+
   writeFileSync(
     join(app, 'app-mutators.js'),
     `// The app's mutators, plain JavaScript: run by the clients optimistically and by roomsync-server authoritatively.
@@ -242,8 +278,8 @@ export const mutators = {
     return cases.map(([spec]) => spec).join(', ');
   });
 
-  await step('start roomsync-server --mutators app-mutators.js (the bin, a real process)', async () => {
-    const child = spawn(join(app, 'node_modules/.bin/roomsync-server'), ['--port', '0', '--memory', '--mutators', 'app-mutators.js', '--log-level', 'warn'], {
+  await step('start roomsync-server --mutators app-mutators.js --data-dir (the bin, a real process, serving from its room processes)', async () => {
+    const child = spawn(join(app, 'node_modules/.bin/roomsync-server'), ['--port', '0', '--data-dir', join(work, 'server-data'), '--mutators', 'app-mutators.js', '--log-level', 'warn'], {
       cwd: app,
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -266,6 +302,8 @@ export const mutators = {
         reject(new Error(`roomsync-server exited (${how}) before listening; stderr:\n${stderr.join('\n')}`));
       });
     });
+    const roomProcesses = childProcesses(pid);
+    if (roomProcesses.length < 2) throw new Error(`expected the default room processes (at least 2) under pid ${pid}, found ${roomProcesses.length}`);
     server = {
       pid,
       url,
@@ -279,9 +317,11 @@ export const mutators = {
           throw new Error(`roomsync-server (pid ${pid}) did not stop on SIGTERM within 10 s; killed`);
         }
         if (processExists(pid)) throw new Error(`roomsync-server (pid ${pid}) still exists`);
+        const left = roomProcesses.filter(processExists);
+        if (left.length > 0) throw new Error(`room processes ${left.join(', ')} of roomsync-server (pid ${pid}) still exist`);
       },
     };
-    return `pid ${pid} at ${url}`;
+    return `pid ${pid} at ${url}, room processes ${roomProcesses.join(', ')}`;
   });
 
   if (server !== undefined) {
@@ -360,23 +400,6 @@ console.log(JSON.stringify({ title: poke.title ?? poke.$id ?? Object.keys(poke).
     const result = JSON.parse(out.trim().split('\n').at(-1)!) as { title: string; version: number };
     if (typeof result.version !== 'number') throw new Error(`roomsync/protocol gave no PROTOCOL_VERSION: ${out}`);
     return `PokeMessage.json (${result.title}), protocol v${result.version}`;
-  });
-
-  await step('a missing optional peer fails with the package to install', async () => {
-    const probe = `
-const server = await import('roomsync/server');
-const messages = [];
-try { new server.SqliteStorage({ path: 'x.sqlite' }); } catch (error) { messages.push(error.message); }
-try { await server.PostgresStorage.open({ connectionString: 'postgres://127.0.0.1:9/none' }); } catch (error) { messages.push(error.message); }
-console.log(JSON.stringify(messages));
-`;
-    const out = runOk(process.execPath, ['--input-type=module', '-e', probe], app);
-    const messages = JSON.parse(out.trim()) as string[];
-    const wanted = ['npm install better-sqlite3', 'npm install pg'];
-    for (const [i, text] of wanted.entries()) {
-      if (!messages[i]?.includes(text)) throw new Error(`expected an error naming "${text}", got ${JSON.stringify(messages[i])}`);
-    }
-    return messages.join(' | ');
   });
 
   if (!flags['skip-vite']) {

@@ -43,8 +43,8 @@ export interface CliOptions {
   /** FILE or FILE#export of the app's mutators; undefined: none (only the conformance mutators). */
   readonly mutators: string | undefined;
   readonly roomWorkers: number | undefined;
-  /** Processes serving rooms, each owning its rooms' sockets (0: rooms in this process). */
-  readonly roomProcesses: number;
+  /** Processes serving rooms, each owning its rooms' sockets (0: rooms in this process); undefined: the default (roomProcessesFor). */
+  readonly roomProcesses: number | undefined;
   readonly limits: {
     readonly maxRoomBytes?: number;
     readonly maxRooms?: number;
@@ -96,7 +96,8 @@ export const USAGE = `Usage: roomsync-server [options]   (from the repository: n
   --room-workers N          worker threads running rooms (default max(2, cores)); 0 runs them in the main thread
   --room-processes N        N processes serving rooms, each owning its rooms' sockets (a push never
                             crosses threads); a process with a mutator stuck in synchronous code is
-                            restarted, and the clients of its rooms reconnect (default 0: off)
+                            restarted, and the clients of its rooms reconnect (default on SQLite:
+                            max(2, cores) up to 8; otherwise 0, rooms in this process's worker threads)
   --mutator-timeout-ms N    a mutator running longer is stopped and skipped (default 5000)
   --max-room-bytes N        room size limit: what its entries add to a catch-up (default 64 MiB)
   --max-rooms N             rooms in total that connects may create (default 10000)
@@ -175,7 +176,7 @@ export function parseCliArgs(argv: readonly string[]): CliOptions {
     trustedProxies: [],
     mutators: undefined,
     roomWorkers: undefined,
-    roomProcesses: 0,
+    roomProcesses: undefined,
     limits: {},
     presence: true,
     spinWait: true,
@@ -304,7 +305,7 @@ export function parseCliArgs(argv: readonly string[]): CliOptions {
     }
   }
   if (opts.postgres !== undefined && opts.localStorageGiven) throw new CliUsageError('Choose one storage: --postgres, --data-dir or --memory');
-  if (opts.roomProcesses > 0 && opts.roomWorkers !== undefined) {
+  if (opts.roomProcesses !== undefined && opts.roomProcesses > 0 && opts.roomWorkers !== undefined) {
     throw new CliUsageError('Choose --room-processes or --room-workers: room processes run their rooms in their own main thread');
   }
   return opts;

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { parseCliArgs } from './cli-args';
-import { cliServerConfig, mutatorsModuleOf } from './cli-config';
+import { cliServerConfig, MAX_DEFAULT_ROOM_PROCESSES, mutatorsModuleOf, roomProcessesFor } from './cli-config';
 
 const dir = mkdtempSync(join(tmpdir(), 'roomsync-cli-config-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -46,5 +46,27 @@ describe('cliServerConfig', () => {
   it('resolves --mutators FILE[#export] against the working directory', () => {
     expect(mutatorsModuleOf('lib/m.js#appMutators', '/app')).toEqual({ url: 'file:///app/lib/m.js', exportName: 'appMutators' });
     expect(mutatorsModuleOf('/abs/m.js', '/app')).toEqual({ url: 'file:///abs/m.js', exportName: 'mutators' });
+  });
+});
+
+describe('roomProcessesFor', () => {
+  const count = (args: string[], postgres = false, cores = 4) => roomProcessesFor(parseCliArgs(args), postgres, cores);
+
+  it('serves rooms from max(2, cores) processes on SQLite, up to a bound', () => {
+    expect(count([], false, 1)).toBe(2);
+    expect(count(['--data-dir', 'd'], false, 4)).toBe(4);
+    expect(count(['--data-dir', 'd'], false, 64)).toBe(MAX_DEFAULT_ROOM_PROCESSES);
+  });
+
+  it('keeps rooms in this process on PostgreSQL, in memory, or when room workers are asked for', () => {
+    expect(count(['--data-dir', 'd'], true)).toBe(0);
+    expect(count(['--memory'])).toBe(0);
+    expect(count(['--data-dir', 'd', '--room-workers', '2'])).toBe(0);
+  });
+
+  it('takes the number given', () => {
+    expect(count(['--data-dir', 'd', '--room-processes', '3'])).toBe(3);
+    expect(count(['--data-dir', 'd', '--room-processes', '0'])).toBe(0);
+    expect(count(['--postgres', 'postgres://x/y', '--room-processes', '2'], true)).toBe(2);
   });
 });

@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { extname, isAbsolute, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { AuthHandler } from './auth/auth';
@@ -120,4 +121,20 @@ export function cliServerConfig(opts: CliOptions, env: NodeJS.ProcessEnv, cwd: s
     ...(!opts.presence ? { presence: false } : l.presenceGraceMs === undefined ? {} : { presence: { graceMs: l.presenceGraceMs } }),
   };
   return { options, mutatorsModule, adminKey, warnings };
+}
+
+/** Most room processes the CLI starts by default (each is a Node process: memory). */
+export const MAX_DEFAULT_ROOM_PROCESSES = 8;
+
+/**
+ * How many room processes the CLI runs: as given; else, on SQLite (the
+ * single-machine server), max(2, cores) up to MAX_DEFAULT_ROOM_PROCESSES;
+ * none with --room-workers, on PostgreSQL (a node scales out by more nodes)
+ * or with rooms in memory (they would die with their process).
+ */
+export function roomProcessesFor(opts: CliOptions, usesPostgres: boolean, cores = availableParallelism()): number {
+  if (opts.roomProcesses !== undefined) return opts.roomProcesses;
+  // dataDir undefined: --memory.
+  if (opts.roomWorkers !== undefined || usesPostgres || opts.dataDir === undefined) return 0;
+  return Math.min(MAX_DEFAULT_ROOM_PROCESSES, Math.max(2, cores));
 }

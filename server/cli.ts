@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { CliUsageError, parseCliArgs, USAGE, type CliOptions } from './cli-args';
-import { cliServerConfig, type CliServerConfig } from './cli-config';
+import { cliServerConfig, roomProcessesFor, type CliServerConfig } from './cli-config';
 import type { MutatorDefs } from '../src/db/transaction-types';
 import { createServer, type ListeningInfo, type MutatorsModule } from './index';
 import { systemTimers } from './clock';
@@ -92,11 +92,12 @@ async function main(): Promise<void> {
 
   const postgresURL = opts.postgres ?? (opts.localStorageGiven ? undefined : process.env.DATABASE_URL || undefined);
   const mutatorTimeoutMs = opts.limits.mutatorTimeoutMs ?? DEFAULT_MUTATOR_TIMEOUT_MS;
-  if (opts.roomProcesses > 0 && !roomProcess) {
+  const roomProcesses = roomProcessesFor(opts, postgresURL !== undefined);
+  if (roomProcesses > 0 && !roomProcess) {
     if (postgresURL === undefined && opts.dataDir === undefined) {
       usageExit(new CliUsageError('--room-processes needs --data-dir or --postgres: rooms kept in memory would be lost with their process'));
     }
-    return runAcceptor(opts, config, postgresURL, logger);
+    return runAcceptor(opts, roomProcesses, config, postgresURL, logger);
   }
 
   let storage;
@@ -205,10 +206,10 @@ function stopOnSignals(close: () => Promise<void>, logger: Logger): void {
  * `--room-processes N`: this process accepts connections and hands each to
  * one of N forks of itself (the same command line), which serve the rooms.
  */
-async function runAcceptor(opts: CliOptions, config: CliServerConfig, postgresURL: string | undefined, logger: Logger): Promise<void> {
+async function runAcceptor(opts: CliOptions, count: number, config: CliServerConfig, postgresURL: string | undefined, logger: Logger): Promise<void> {
   const { key: adminKey, note } = adminKeyOf(opts, config, postgresURL);
   const pool = new RoomProcessPool({
-    count: opts.roomProcesses,
+    count,
     entry: process.argv[1]!,
     args: process.argv.slice(2),
     execArgv: process.execArgv,
@@ -246,7 +247,7 @@ async function runAcceptor(opts: CliOptions, config: CliServerConfig, postgresUR
     auth: opts.auth.kind,
     production: isProduction(opts),
     mutators: config.mutatorsModule.url,
-    roomsIn: `${opts.roomProcesses} room processes`,
+    roomsIn: `${count} room processes`,
     pids: pool.pids(),
     adminAPI: adminKey !== undefined,
   });

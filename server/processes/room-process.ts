@@ -49,8 +49,7 @@ export function runRoomProcess(setup: RoomProcessSetup): void {
         const board = new StuckBoard();
         const started = setup.start(board, new StuckList(message.stuck));
         server = started;
-        startWatchdog(board, setup.mutatorTimeoutMs);
-        started.start().then(
+        Promise.all([startWatchdog(board, setup.mutatorTimeoutMs, setup.logger), started.start()]).then(
           () => send({ kind: 'ready' }),
           (error: unknown) => {
             setup.logger.error('room process could not start', { error });
@@ -89,9 +88,24 @@ export function runRoomProcess(setup: RoomProcessSetup): void {
   send({ kind: 'hello' });
 }
 
-function startWatchdog(board: StuckBoard, mutatorTimeoutMs: number): void {
+/**
+ * Starts the watchdog thread; resolves once it watches. From the sources it sits
+ * beside this file and the worker bootstrap in ../engine; in the package's
+ * flat dist/ both beside this chunk (see tsdown.config.ts).
+ */
+function startWatchdog(board: StuckBoard, mutatorTimeoutMs: number, logger: Logger): Promise<void> {
+  const fromSources = import.meta.url.endsWith('.ts');
   const setup: WatchdogSetup = { board: board.buffer, mutatorTimeoutMs, reportFD: STUCK_REPORT_FD };
-  const entry = new URL(`./stuck-watchdog${import.meta.url.endsWith('.ts') ? '.ts' : '.js'}`, import.meta.url).href;
-  const worker = new Worker(new URL('../engine/worker-boot.mjs', import.meta.url), { workerData: { ...setup, entry } });
+  const entry = new URL(fromSources ? './stuck-watchdog.ts' : './stuck-watchdog.js', import.meta.url).href;
+  const worker = new Worker(new URL(fromSources ? '../engine/worker-boot.mjs' : './worker-boot.mjs', import.meta.url), { workerData: { ...setup, entry } });
   worker.unref();
+  return new Promise((resolve, reject) => {
+    worker.once('message', () => resolve());
+    worker.on('error', (error) => {
+      reject(error);
+      // Running without it, a mutator stuck in synchronous code would hold this process for good: start again.
+      logger.error('the watchdog thread of this room process failed; stopping the process', { error });
+      process.exit(1);
+    });
+  });
 }

@@ -1,6 +1,6 @@
 /** A watchdog thread of a room process (see room-process.ts): stops the process when a mutator is stuck in synchronous code. */
 import { writeSync } from 'node:fs';
-import { workerData } from 'node:worker_threads';
+import { parentPort, workerData } from 'node:worker_threads';
 import { StuckBoard } from './stuck-board';
 
 export interface WatchdogSetup {
@@ -33,3 +33,4 @@ setInterval(() => {
     process.kill(process.pid, 'SIGKILL');
   }
 }, setup.mutatorTimeoutMs / LOOKS_PER_TIMEOUT);
+parentPort!.postMessage('watching');
