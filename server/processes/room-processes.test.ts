@@ -81,15 +81,23 @@ describe('--room-processes', () => {
     const before = (await stats(server)).processes;
     const stuckRoom = roomIn(0, 2);
     const otherRoom = roomIn(1, 2);
+    const neighbourRoom = roomIn(0, 2);
     const a = TestClient.connect(server.url, { roomID: stuckRoom });
     const b = TestClient.connect(server.url, { roomID: otherRoom });
-    await Promise.all([a.ready(), b.ready()]);
+    const n = TestClient.connect(server.url, { roomID: neighbourRoom });
+    await Promise.all([a.ready(), b.ready(), n.ready()]);
+    await n.acked(n.mutate('put', { key: 'n', value: 1 }));
 
     a.push([a.mutation('put', { key: 'before', value: 1 }), a.mutation('spin', {}), a.mutation('put', { key: 'after', value: 3 })]);
     await b.acked(b.mutate('put', { key: 'b', value: 1 }));
     await a.until(() => a.closed, 'the stuck process to be stopped (its sockets close)', 10_000);
     await gone(before[0]!.pid!);
     await b.acked(b.mutate('put', { key: 'b', value: 2 }));
+    // A room that shared the stopped process: its client lost its socket, reconnects and finds its data.
+    await n.until(() => n.closed, 'the neighbour room to lose its socket with the process');
+    const back = TestClient.connect(server.url, { roomID: neighbourRoom, clientID: n.clientID, clientGroupID: n.clientGroupID, baseCookie: n.cookie, lmid: n.lmid });
+    await back.ready();
+    await back.acked(back.mutate('put', { key: 'n', value: 2 }));
 
     // The client reconnects (as a real one does) and pushes its pending mutations again: the stuck one is skipped.
     const again = TestClient.connect(server.url, { roomID: stuckRoom, clientID: a.clientID, clientGroupID: a.clientGroupID });
