@@ -248,7 +248,7 @@ async function runAcceptor(opts: CliOptions, count: number, config: CliServerCon
     production: isProduction(opts),
     mutators: config.mutatorsModule.url,
     roomsIn: `${count} room processes`,
-    pids: pool.pids(),
+    pids: pool.stats().map((s) => s.pid),
     adminAPI: adminKey !== undefined,
   });
   stopOnSignals(() => acceptor.close(), logger);

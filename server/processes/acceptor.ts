@@ -13,7 +13,7 @@ import { DEFAULT_MAX_CONNECTIONS_PER_ADDRESS } from '../limits';
 import type { Logger } from '../logger';
 import { parseRequestURL } from '../request-url';
 import { serveStatic } from '../static-files';
-import { mergeRoomLists, mergeStats, sumInvalidated } from './admin-merge';
+import { mergeStats, sumInvalidated } from './admin-merge';
 import type { RoomProcessPool } from './room-process-pool';
 
 export interface AcceptorOptions {
@@ -40,6 +40,8 @@ export function createAcceptor(options: AcceptorOptions): Acceptor {
   const { pool, logger } = options;
   const trustedProxies = new Set((options.trustedProxies ?? []).map(normalizeAddress));
   const sockets = new AddressConnections(options.maxConnectionsPerAddress ?? DEFAULT_MAX_CONNECTIONS_PER_ADDRESS, trustedProxies);
+  /** What the acceptor itself refused (the room processes count the rest). */
+  const acceptorCounters = { rejectedConnects: 0 };
 
   const onUpgrade = (req: IncomingMessage, duplex: Duplex, head: Buffer): void => {
     const socket = duplex as Socket;
@@ -54,6 +56,7 @@ export function createAcceptor(options: AcceptorOptions): Acceptor {
     if (trustedProxies.has(normalizeAddress(socket.remoteAddress ?? 'unknown'))) {
       const address = clientAddress(req, trustedProxies);
       if (!sockets.tryOpen(address)) {
+        acceptorCounters.rejectedConnects++;
         socket.end('HTTP/1.1 429 Too Many Requests\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
         return;
       }
@@ -87,14 +90,20 @@ export function createAcceptor(options: AcceptorOptions): Acceptor {
       return adminFailure(error);
     }
     const method = req.method ?? 'GET';
-    const all = () => Promise.all(Array.from({ length: pool.count }, (_, i) => pool.admin(i, method, pathname, body)));
-    const [head, room] = pathname.slice(ADMIN_PATH.length).split('/').filter((p) => p !== '');
-    if (method === 'GET' && head === 'stats' && room === undefined) return mergeStats(await all(), pool.pids(), process.memoryUsage());
-    if (method === 'GET' && head === 'rooms' && room === undefined) return mergeRoomLists(await all());
-    if (method === 'POST' && head === 'invalidate' && room === undefined) return sumInvalidated(await all());
+    const ask = (i: number) => pool.admin(i, method, pathname, body);
+    const all = () => Promise.all(Array.from({ length: pool.count }, (_, i) => ask(i)));
+    // Segments as the room process reads them (decoded), so a request is routed as it will be answered.
+    const parts = pathname.slice(ADMIN_PATH.length).split('/').filter((p) => p !== '').map(decodedPart);
+    if (parts.includes(undefined)) return ask(0);
+    const [head, room] = parts as string[];
+    const one = parts.length === 1;
+    if (method === 'GET' && head === 'stats' && one) return mergeStats(await all(), pool.stats(), acceptorCounters, process.memoryUsage());
+    // Every process reads the same storage: any one that serves lists every room.
+    if (method === 'GET' && head === 'rooms' && one) return ask(Math.max(0, Array.from({ length: pool.count }, (_, i) => i).findIndex((i) => pool.serving(i))));
+    if (method === 'POST' && head === 'invalidate' && one) return sumInvalidated(await all(), Array.from({ length: pool.count }, (_, i) => pool.serving(i)));
     // One room's: its process (a malformed request gets its answer from any).
-    const roomID = head === 'rooms' ? (room === undefined ? roomInBody(body) : decodedPart(room)) : undefined;
-    return pool.admin(roomID === undefined ? 0 : pool.slotOf(roomID), method, pathname, body);
+    const roomID = head === 'rooms' ? (room === undefined ? roomInBody(body) : room) : undefined;
+    return ask(roomID === undefined ? 0 : pool.slotOf(roomID));
   }
 
   const http = createHttpServer(
@@ -108,7 +117,9 @@ export function createAcceptor(options: AcceptorOptions): Acceptor {
   );
   http.on('upgrade', onUpgrade);
   http.on('connection', (socket: Socket) => {
-    if (!sockets.connected(socket)) socket.destroy();
+    if (sockets.connected(socket)) return;
+    acceptorCounters.rejectedConnects++;
+    socket.destroy();
   });
 
   let closing: Promise<void> | undefined;

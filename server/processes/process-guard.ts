@@ -1,5 +1,6 @@
 import type { Timers } from '../clock';
-import { timerGuard, type MutationGuard } from '../engine/mutation-guard';
+import { MutatorTimeoutError } from '../errors';
+import type { MutationGuard } from '../engine/mutation-guard';
 import type { StuckBoard, StuckList } from './stuck-board';
 
 /** What a mutation that had its room process stopped fails with when it comes again. */
@@ -12,21 +13,34 @@ export class StoppedMutatorError extends Error {
 
 /**
  * The guard of a room process's mutators: one that does not settle within
- * the timeout fails (its room goes on); each is marked on the board, where
- * the process's watchdog sees one stuck in synchronous code and stops the
- * process; and a mutation that stopped the process before is skipped.
+ * the timeout fails (its room goes on); each is on the board from its start
+ * until its promise settles, also after its timer failed it (it may go on
+ * running), where the process's watchdog sees one stuck in synchronous code
+ * and stops the process; and a mutation that stopped the process before is
+ * skipped.
  */
 export function roomProcessGuard(roomID: string, board: StuckBoard, stuck: StuckList, timers: Timers, timeoutMs: number): MutationGuard {
-  const timed = timerGuard(timers, timeoutMs);
   return {
-    async run(place, mutation, call) {
-      if (stuck.has(roomID, mutation.clientID, mutation.id)) throw new StoppedMutatorError(mutation.name);
-      board.started(roomID, mutation);
+    run(_place, mutation, call) {
+      if (stuck.has(roomID, mutation.clientID, mutation.id)) return Promise.reject(new StoppedMutatorError(mutation.name));
+      const slot = board.started(roomID, mutation);
+      let running;
       try {
-        return await timed.run(place, mutation, call);
-      } finally {
-        board.ended();
+        running = call();
+      } catch (error) {
+        board.settled(slot);
+        return Promise.reject(error);
       }
+      const settled = () => board.settled(slot);
+      running.then(settled, settled);
+      let handle: unknown;
+      const timeout = new Promise<never>((_, reject) => {
+        handle = timers.setTimeout(() => {
+          board.timedOut(slot);
+          reject(new MutatorTimeoutError(mutation.name, timeoutMs));
+        }, timeoutMs);
+      });
+      return Promise.race([running, timeout]).finally(() => timers.clearTimeout(handle));
     },
   };
 }

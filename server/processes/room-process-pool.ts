@@ -12,7 +12,7 @@ import { createInterface } from 'node:readline';
 import type { AdminReply } from '../admin-api';
 import type { Logger } from '../logger';
 import { ROOM_PROCESS_ENV, STUCK_REPORT_FD, type FromRoomProcess, type ToRoomProcess } from './process-protocol';
-import { StuckList, type StuckMutation } from './stuck-board';
+import { blamed, StuckList, type InFlightMutation } from './stuck-board';
 
 export interface RoomProcessPoolOptions {
   readonly count: number;
@@ -32,8 +32,12 @@ const RESTART_DELAYS_MS = [0, 250, 1000, 5000];
 const STABLE_AFTER_MS = 30_000;
 /** Connects waiting for a process that is starting; more are answered 503. */
 const MAX_WAITING_UPGRADES = 1000;
+/** How long a connect waits for its process to start; then it is answered 503 (the client retries). */
+const MAX_UPGRADE_WAIT_MS = 10_000;
 /** How long a process may take to shut down before it is killed. */
 const STOP_TIMEOUT_MS = 10_000;
+/** How long an admin request waits for a process's answer (one stuck in a mutator answers nothing). */
+const ADMIN_TIMEOUT_MS = 5_000;
 
 /** FNV-1a over the UTF-16 code units: the same room always lands in the same slot. */
 export function slotOf(roomID: string, count: number): number {
@@ -42,25 +46,47 @@ export function slotOf(roomID: string, count: number): number {
   return (hash >>> 0) % count;
 }
 
-interface Handed {
+/** A connect whose socket is to go to a room process. */
+interface Upgrade {
+  readonly message: Extract<ToRoomProcess, { kind: 'upgrade' }>;
+  readonly socket: Socket;
+  /** Gives the socket's place back to its address; once, when it closed (here or in the process). */
   readonly release: () => void;
 }
 
-interface WaitingUpgrade {
-  readonly message: Extract<ToRoomProcess, { kind: 'upgrade' }>;
-  readonly socket: Socket;
-  readonly release: () => void;
+/** An upgrade sent to a process: `sent` once node confirmed it left (before, a process that stops drops it, and it goes to the next one). */
+interface Handed extends Upgrade {
+  sent: boolean;
+}
+
+interface Waiting extends Upgrade {
+  readonly timer: NodeJS.Timeout;
+  readonly onClose: () => void;
+}
+
+/** What the admin `/stats` show of a slot beside what its process answers. */
+export interface SlotStats {
+  readonly pid: number | null;
+  /** Times its process stopped without being asked (a stuck mutator, a crash, a kill). */
+  readonly stops: number;
+  /** Of those, stopped by its watchdog for a stuck mutator. */
+  readonly stuckStops: number;
 }
 
 class Slot {
   child: ChildProcess | undefined;
+  /** Its process takes upgrades now. */
   ready = false;
+  /** Its process got ready since it was started (it may have gone away since). */
+  served = false;
   startedAt = 0;
   quickStops = 0;
+  stops = 0;
+  stuckStops = 0;
   readonly stuck = new StuckList();
   readonly handed = new Map<number, Handed>();
   readonly admin = new Map<number, (reply: AdminReply) => void>();
-  readonly waiting: WaitingUpgrade[] = [];
+  readonly waiting = new Set<Waiting>();
   startTimer: NodeJS.Timeout | undefined;
   constructor(readonly index: number) {}
 }
@@ -69,7 +95,7 @@ export class RoomProcessPool {
   private readonly slots: Slot[];
   private nextID = 0;
   private stopping = false;
-  private firstStart: { resolve: () => void; reject: (error: Error) => void; left: number } | undefined;
+  private firstStart: { resolve: () => void; reject: (error: Error) => void; waitingFor: Set<Slot> } | undefined;
 
   constructor(private readonly options: RoomProcessPoolOptions) {
     if (!Number.isInteger(options.count) || options.count < 1) throw new RangeError(`room processes must be a positive integer, not ${options.count}`);
@@ -83,37 +109,44 @@ export class RoomProcessPool {
   /** Starts every process; resolves when all serve, rejects when one stops before (its mutators do not load, its storage does not open…). */
   start(): Promise<void> {
     return new Promise((resolve, reject) => {
-      this.firstStart = { resolve, reject, left: this.slots.length };
+      this.firstStart = { resolve, reject, waitingFor: new Set(this.slots) };
       for (const slot of this.slots) this.spawn(slot);
     });
   }
 
-  /** Process ids, by slot (undefined while one is being started again). */
-  pids(): (number | undefined)[] {
-    return this.slots.map((s) => s.child?.pid);
+  /** Process id and stops, by slot. */
+  stats(): SlotStats[] {
+    return this.slots.map((s) => ({ pid: s.child?.pid ?? null, stops: s.stops, stuckStops: s.stuckStops }));
   }
 
   /** Hands a socket whose connect request names `roomID` to that room's process; `release` runs once the socket is closed there (or never got there). */
   handOver(roomID: string, request: Omit<Extract<ToRoomProcess, { kind: 'upgrade' }>, 'kind' | 'id'>, socket: Socket, release: () => void): void {
-    const slot = this.slots[slotOf(roomID, this.slots.length)]!;
-    const message = { kind: 'upgrade' as const, id: ++this.nextID, ...request };
+    const upgrade = { message: { kind: 'upgrade' as const, id: ++this.nextID, ...request }, socket, release };
     if (this.stopping) return refuse(socket, release);
-    if (!slot.ready) {
-      if (slot.waiting.length >= MAX_WAITING_UPGRADES) return refuse(socket, release);
-      slot.waiting.push({ message, socket, release });
-      return;
-    }
-    this.send(slot, message, socket, release);
+    this.send(this.slots[slotOf(roomID, this.slots.length)]!, upgrade);
   }
 
-  /** Answers an admin request in the process of slot `index`. */
+  /** Whether the process of slot `index` serves now. */
+  serving(index: number): boolean {
+    return this.slots[index]!.ready;
+  }
+
+  /** Answers an admin request in the process of slot `index` (503 while it starts or when it does not answer in time). */
   admin(index: number, method: string, path: string, body: string): Promise<AdminReply> {
     const slot = this.slots[index]!;
-    if (!slot.ready || slot.child === undefined) return Promise.resolve({ status: 503, json: { error: `Room process ${index} is starting` } });
+    const child = slot.child;
+    if (!slot.ready || child === undefined) return Promise.resolve(notServing(index));
     const id = ++this.nextID;
     return new Promise((resolve) => {
-      slot.admin.set(id, resolve);
-      slot.child!.send({ kind: 'admin', id, method, path, body } satisfies ToRoomProcess);
+      const timer = setTimeout(() => {
+        slot.admin.delete(id);
+        resolve({ status: 503, json: { error: `Room process ${index} did not answer within ${ADMIN_TIMEOUT_MS} ms` } });
+      }, ADMIN_TIMEOUT_MS);
+      slot.admin.set(id, (reply) => {
+        clearTimeout(timer);
+        resolve(reply);
+      });
+      child.send({ kind: 'admin', id, method, path, body } satisfies ToRoomProcess);
     });
   }
 
@@ -128,7 +161,7 @@ export class RoomProcessPool {
     await Promise.all(
       this.slots.map(async (slot) => {
         clearTimeout(slot.startTimer);
-        for (const w of slot.waiting.splice(0)) refuse(w.socket, w.release);
+        this.refuseWaiting(slot);
         const child = slot.child;
         if (child === undefined || child.exitCode !== null || child.signalCode !== null) return;
         const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
@@ -141,18 +174,57 @@ export class RoomProcessPool {
     );
   }
 
-  private send(slot: Slot, message: Extract<ToRoomProcess, { kind: 'upgrade' }>, socket: Socket, release: () => void): void {
-    // Closed while it waited for the process to start.
+  /** Hands an upgrade to its process, or keeps it until the process serves (it is starting, or stopped just now). */
+  private send(slot: Slot, upgrade: Upgrade): void {
+    const { message, socket, release } = upgrade;
+    // Closed while it waited for a process.
     if (socket.destroyed) return release();
     const child = slot.child;
-    if (child === undefined || !child.connected) return refuse(socket, release);
-    slot.handed.set(message.id, { release });
+    if (child === undefined || !child.connected || !slot.ready) return this.wait(slot, upgrade);
+    const handed: Handed = { ...upgrade, sent: false };
+    slot.handed.set(message.id, handed);
     child.send(message, socket, { keepOpen: false }, (error) => {
-      if (error === null) return;
+      if (error === null) return void (handed.sent = true);
       slot.handed.delete(message.id);
-      socket.destroy();
-      release();
+      // The process went away meanwhile: the socket waits for the next one, unless the failed send closed it.
+      if (socket.destroyed) release();
+      else this.send(slot, upgrade);
     });
+  }
+
+  private wait(slot: Slot, upgrade: Upgrade): void {
+    if (this.stopping || slot.waiting.size >= MAX_WAITING_UPGRADES) return refuse(upgrade.socket, upgrade.release);
+    const waiting: Waiting = {
+      ...upgrade,
+      timer: setTimeout(() => {
+        slot.waiting.delete(waiting);
+        upgrade.socket.off('close', waiting.onClose);
+        refuse(upgrade.socket, upgrade.release);
+      }, MAX_UPGRADE_WAIT_MS),
+      // A client that gives up frees its place at once.
+      onClose: () => {
+        clearTimeout(waiting.timer);
+        slot.waiting.delete(waiting);
+        upgrade.release();
+      },
+    };
+    upgrade.socket.once('close', waiting.onClose);
+    slot.waiting.add(waiting);
+  }
+
+  /** The upgrades waiting for the slot's process, taken off the waiting list. */
+  private takeWaiting(slot: Slot): Upgrade[] {
+    const taken = [...slot.waiting];
+    slot.waiting.clear();
+    for (const w of taken) {
+      clearTimeout(w.timer);
+      w.socket.off('close', w.onClose);
+    }
+    return taken;
+  }
+
+  private refuseWaiting(slot: Slot): void {
+    for (const w of this.takeWaiting(slot)) refuse(w.socket, w.release);
   }
 
   private spawn(slot: Slot): void {
@@ -165,26 +237,33 @@ export class RoomProcessPool {
     });
     slot.child = child;
     slot.ready = false;
+    slot.served = false;
     slot.startedAt = Date.now();
     slot.startTimer = setTimeout(() => {
       options.logger.error('room process did not start in time; starting it again', { slot: slot.index, pid: child.pid, ms: START_TIMEOUT_MS });
       child.kill('SIGKILL');
     }, START_TIMEOUT_MS);
     const reports = child.stdio[STUCK_REPORT_FD];
-    if (reports != null) {
-      createInterface({ input: reports as NodeJS.ReadableStream }).on('line', (line) => {
-        const stuck = parseStuck(line);
-        if (stuck === undefined) return;
-        slot.stuck.add(stuck);
-        options.logger.error('a mutator was stuck in synchronous code past the timeout; its room process was stopped and starts again, skipping that mutation (the clients of its rooms reconnect)', {
-          slot: slot.index,
-          ...stuck,
-        });
-      });
-    }
+    if (reports != null) createInterface({ input: reports as NodeJS.ReadableStream }).on('line', (line) => this.onStuck(slot, child, line));
     child.on('message', (message: FromRoomProcess) => this.onMessage(slot, child, message));
+    // Its channel closes as it dies, before its exit is seen: connects wait for the next process from then on.
+    child.on('disconnect', () => {
+      if (slot.child === child) slot.ready = false;
+    });
     child.on('exit', (code, signal) => this.onExit(slot, child, code, signal));
     child.on('error', (error) => options.logger.error('room process error', { slot: slot.index, error }));
+  }
+
+  private onStuck(slot: Slot, child: ChildProcess, line: string): void {
+    const inFlight = parseReport(line);
+    const stuck = inFlight === undefined ? undefined : blamed(inFlight);
+    if (stuck === undefined) return;
+    slot.stuck.add(stuck);
+    slot.stuckStops++;
+    this.options.logger.error(
+      'a mutator was stuck in synchronous code past the timeout; its room process was stopped and starts again, skipping that mutation (the clients of its rooms reconnect)',
+      { slot: slot.index, pid: child.pid, ...stuck, underWay: inFlight!.length },
+    );
   }
 
   private onMessage(slot: Slot, child: ChildProcess, message: FromRoomProcess): void {
@@ -196,9 +275,10 @@ export class RoomProcessPool {
       case 'ready': {
         clearTimeout(slot.startTimer);
         slot.ready = true;
-        for (const w of slot.waiting.splice(0)) this.send(slot, w.message, w.socket, w.release);
+        slot.served = true;
+        for (const w of this.takeWaiting(slot)) this.send(slot, w);
         const first = this.firstStart;
-        if (first !== undefined && --first.left === 0) {
+        if (first !== undefined && first.waitingFor.delete(slot) && first.waitingFor.size === 0) {
           this.firstStart = undefined;
           first.resolve();
         }
@@ -218,22 +298,29 @@ export class RoomProcessPool {
   private onExit(slot: Slot, child: ChildProcess, code: number | null, signal: NodeJS.Signals | null): void {
     if (slot.child !== child) return;
     clearTimeout(slot.startTimer);
-    const wasReady = slot.ready;
+    const served = slot.served;
     slot.child = undefined;
     slot.ready = false;
-    // Its sockets closed with it.
-    for (const h of slot.handed.values()) h.release();
+    const handed = [...slot.handed.values()];
     slot.handed.clear();
     for (const answer of slot.admin.values()) answer({ status: 503, json: { error: `Room process ${slot.index} stopped` } });
     slot.admin.clear();
+    // Sockets that reached it closed with it; those node had not sent yet (it took no more) are still ours: they go to the next one.
+    for (const h of handed) {
+      if (h.sent || h.socket.destroyed || this.stopping) {
+        h.release();
+        if (!h.sent) h.socket.destroy();
+      } else this.wait(slot, h);
+    }
     if (this.stopping) return;
     const first = this.firstStart;
-    if (!wasReady && first !== undefined) {
+    if (!served && first !== undefined) {
       this.firstStart = undefined;
-      for (const w of slot.waiting.splice(0)) refuse(w.socket, w.release);
+      for (const s of this.slots) this.refuseWaiting(s);
       first.reject(new Error(`room process ${slot.index} stopped before it served (${signal ?? `exit code ${code}`}); its error is above`));
       return;
     }
+    slot.stops++;
     slot.quickStops = Date.now() - slot.startedAt >= STABLE_AFTER_MS ? 0 : slot.quickStops + 1;
     const delay = RESTART_DELAYS_MS[Math.min(slot.quickStops, RESTART_DELAYS_MS.length - 1)]!;
     this.options.logger.warn('room process stopped; starting it again', { slot: slot.index, pid: child.pid, code, signal, delayMs: delay });
@@ -241,17 +328,24 @@ export class RoomProcessPool {
   }
 }
 
+function notServing(index: number): AdminReply {
+  return { status: 503, json: { error: `Room process ${index} is starting` } };
+}
+
 function refuse(socket: Socket, release: () => void): void {
   release();
   if (!socket.destroyed) socket.end('HTTP/1.1 503 Service Unavailable\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
 }
 
-function parseStuck(line: string): StuckMutation | undefined {
+function parseReport(line: string): InFlightMutation[] | undefined {
   try {
-    const m = JSON.parse(line) as Partial<StuckMutation>;
-    if (typeof m.roomID === 'string' && typeof m.clientID === 'string' && typeof m.mutationID === 'number') return { roomID: m.roomID, clientID: m.clientID, mutationID: m.mutationID };
+    const { inFlight } = JSON.parse(line) as { inFlight?: unknown };
+    if (!Array.isArray(inFlight)) return undefined;
+    return inFlight.filter(
+      (m: Partial<InFlightMutation>): m is InFlightMutation =>
+        typeof m.roomID === 'string' && typeof m.clientID === 'string' && typeof m.mutationID === 'number' && typeof m.timedOut === 'boolean',
+    );
   } catch {
-    // not a report
+    return undefined;
   }
-  return undefined;
 }

@@ -26,7 +26,7 @@ function roomIn(slot: number, count: number): string {
 
 const ADMIN_KEY = 'k'.repeat(32);
 
-async function stats(server: ChildServer): Promise<{ processes: { slot: number; pid: number | null; status: number }[]; rooms: { roomID: string }[]; counters: { mutations: number } }> {
+async function stats(server: ChildServer): Promise<{ processes: { slot: number; pid: number | null; status: number }[]; rooms: { roomID: string }[]; counters: Record<string, number> }> {
   const res = await fetch(`${server.adminURL}/stats`, { headers: { authorization: `Bearer ${ADMIN_KEY}` } });
   expect(res.status).toBe(200);
   return (await res.json()) as never;
@@ -112,6 +112,63 @@ describe('--room-processes', () => {
     expect(server.stderr.join('\n')).toContain('a mutator was stuck in synchronous code');
     expect(await server.stop('SIGTERM')).toBe(0);
     for (const p of now) await gone(p.pid!);
+  });
+
+  it('blames the oldest mutation under way when a process is stuck, not one that started after it; connects made meanwhile are served after', async () => {
+    const server = await start(['--room-processes', '2', '--mutators', HOSTILE_MUTATORS, '--mutator-timeout-ms', '400']);
+    const before = (await stats(server)).processes;
+    const [guiltyRoom, innocentRoom] = [roomIn(0, 2), roomIn(0, 2)];
+    const guilty = TestClient.connect(server.url, { roomID: guiltyRoom });
+    const innocent = TestClient.connect(server.url, { roomID: innocentRoom });
+    await Promise.all([guilty.ready(), innocent.ready()]);
+    // The guilty one starts first and spins once its wait is over; the innocent one starts meanwhile and is still waiting then.
+    guilty.push([guilty.mutation('sleepThenSpin', { ms: 150 })]);
+    await new Promise((r) => setTimeout(r, 50));
+    innocent.push([innocent.mutation('sleepThenPut', { ms: 300, key: 'innocent' })]);
+    await guilty.until(() => guilty.closed, 'the stuck process to be stopped', 10_000);
+    // Connects made while it was stuck or starting again wait for the new process.
+    const late = TestClient.connect(server.url, { roomID: innocentRoom, clientID: innocent.clientID, clientGroupID: innocent.clientGroupID });
+    await late.ready();
+    late.push([late.mutation('sleepThenPut', { ms: 1, key: 'innocent' }, 1)]);
+    await late.until(() => late.lmid === 1, 'the innocent mutation to run again');
+    expect(late.state.get('innocent')).toBe(true);
+    const again = TestClient.connect(server.url, { roomID: guiltyRoom, clientID: guilty.clientID, clientGroupID: guilty.clientGroupID });
+    await again.ready();
+    again.push([again.mutation('sleepThenSpin', { ms: 1 }, 1), again.mutation('put', { key: 'after', value: 1 }, 2)]);
+    await again.until(() => again.lmid === 2, 'the guilty mutation to be skipped');
+    const after = await stats(server);
+    expect(after.processes[0]!.pid).not.toBe(before[0]!.pid);
+    expect(after.counters).toMatchObject({ roomProcessesStopped: 1, roomProcessesStoppedStuck: 1 });
+    expect(await server.stop('SIGTERM')).toBe(0);
+  });
+
+  it('stops a process whose mutator spins after its timer failed it (the mutation was processed as failed already)', async () => {
+    const server = await start(['--room-processes', '2', '--mutators', HOSTILE_MUTATORS, '--mutator-timeout-ms', '200']);
+    const before = (await stats(server)).processes;
+    const roomID = roomIn(1, 2);
+    const client = TestClient.connect(server.url, { roomID });
+    await client.ready();
+    await client.acked(client.mutate('sleepThenSpin', { ms: 400 }));
+    await client.until(() => client.closed, 'the process to be stopped once the failed mutator spins', 10_000);
+    const back = TestClient.connect(server.url, { roomID, clientID: client.clientID, clientGroupID: client.clientGroupID, baseCookie: client.cookie, lmid: 1 });
+    await back.ready();
+    await back.acked(back.mutate('put', { key: 'k', value: 1 }));
+    const after = await stats(server);
+    expect(after.processes[1]!.pid).not.toBe(before[1]!.pid);
+    expect(after.counters.roomProcessesStoppedStuck).toBe(1);
+    expect(await server.stop('SIGTERM')).toBe(0);
+  });
+
+  it('routes admin requests as the room processes read their paths (percent-encoded segments decoded)', async () => {
+    const server = await start(['--room-processes', '2']);
+    const clients = [roomIn(0, 2), roomIn(1, 2)].map((roomID) => TestClient.connect(server.url, { roomID }));
+    await Promise.all(clients.map((c) => c.ready()));
+    const key = { authorization: `Bearer ${ADMIN_KEY}` };
+    const invalidated = await fetch(`${server.adminURL}/invalidat%65`, { method: 'POST', headers: key, body: JSON.stringify({ all: true }) });
+    expect(await invalidated.json()).toEqual({ invalidated: 2 });
+    const merged = (await (await fetch(`${server.adminURL}/%73tats`, { headers: key })).json()) as { processes?: unknown[] };
+    expect(merged.processes).toHaveLength(2);
+    expect(await server.stop('SIGTERM')).toBe(0);
   });
 
   it('starts a process killed from outside again; when the acceptor is killed its processes go too', async () => {

@@ -8,69 +8,132 @@ export interface StuckMutation {
   readonly mutationID: number;
 }
 
+/** A mutation under way when its process was seen stuck: in the order they started, and whether its timer already failed it. */
+export interface InFlightMutation extends StuckMutation {
+  readonly timedOut: boolean;
+}
+
+/** Mutations one process may have under way with their names on the board (more are counted, unnamed). */
+export const BOARD_SLOTS = 32;
+
 const SEQ = 0;
 const RUNNING = 1;
-const ROOM_BYTES = 2;
-const CLIENT_BYTES = 3;
+const STARTS = 2;
 const HEADER_INTS = 4;
-const MUTATION_ID_OFFSET = HEADER_INTS * Int32Array.BYTES_PER_ELEMENT;
-const TEXT_OFFSET = MUTATION_ID_OFFSET + Float64Array.BYTES_PER_ELEMENT;
-/** Room and client ids are at most MAX_ID_BYTES of UTF-8 each (refused longer at connect). */
-const TEXT_BYTES = 2 * MAX_ID_BYTES;
+// Per slot: in use, start order, timed out, room bytes, client bytes; then the mutation id (f64) and the ids' text.
+const IN_USE = 0;
+const ORDER = 1;
+const TIMED_OUT = 2;
+const ROOM_BYTES = 3;
+const CLIENT_BYTES = 4;
+const SLOT_INTS = 6;
+const SLOT_BYTES = SLOT_INTS * 4 + 8 + 2 * MAX_ID_BYTES;
+const SLOTS_OFFSET = HEADER_INTS * 4;
 
 /**
- * Where a room process marks the mutation its main thread is running, for a
- * watchdog thread of the same process to read: mutations started (a
- * sequence), how many are under way (an async mutator may wait while
- * another room's runs), and the last one started by room, client and id.
+ * Where a room process marks the mutations its main thread has under way,
+ * for a watchdog thread of the same process to read: a sequence that moves
+ * whenever one starts or settles, how many are under way (an async mutator
+ * may wait while another room's runs, and one failed by its timer may still
+ * run), and each one's room, client and id in a slot of its own.
  */
 export class StuckBoard {
   readonly buffer: SharedArrayBuffer;
-  private readonly ints: Int32Array;
-  private readonly mutationID: Float64Array;
-  private readonly text: Uint8Array;
+  private readonly header: Int32Array;
+  private readonly free: number[] = [];
   private readonly encoder = new TextEncoder();
 
-  constructor(buffer = new SharedArrayBuffer(TEXT_OFFSET + TEXT_BYTES)) {
+  constructor(buffer = new SharedArrayBuffer(SLOTS_OFFSET + BOARD_SLOTS * SLOT_BYTES)) {
     this.buffer = buffer;
-    this.ints = new Int32Array(buffer, 0, HEADER_INTS);
-    this.mutationID = new Float64Array(buffer, MUTATION_ID_OFFSET, 1);
-    this.text = new Uint8Array(buffer, TEXT_OFFSET, TEXT_BYTES);
+    this.header = new Int32Array(buffer, 0, HEADER_INTS);
+    for (let i = BOARD_SLOTS - 1; i >= 0; i--) this.free.push(i);
   }
 
-  started(roomID: string, mutation: Mutation): void {
-    const room = this.encoder.encodeInto(roomID, this.text.subarray(0, MAX_ID_BYTES)).written;
-    const client = this.encoder.encodeInto(mutation.clientID, this.text.subarray(MAX_ID_BYTES)).written;
-    Atomics.store(this.ints, ROOM_BYTES, room);
-    Atomics.store(this.ints, CLIENT_BYTES, client);
-    this.mutationID[0] = mutation.id;
-    Atomics.add(this.ints, RUNNING, 1);
-    Atomics.add(this.ints, SEQ, 1);
+  /** Marks a mutation started; the slot it took (-1: none free, it is counted unnamed) goes to `settled` and `timedOut`. */
+  started(roomID: string, mutation: Mutation): number {
+    const slot = this.free.pop() ?? -1;
+    if (slot !== -1) {
+      const ints = this.ints(slot);
+      const text = this.text(slot);
+      Atomics.store(ints, ROOM_BYTES, this.encoder.encodeInto(roomID, text.subarray(0, MAX_ID_BYTES)).written);
+      Atomics.store(ints, CLIENT_BYTES, this.encoder.encodeInto(mutation.clientID, text.subarray(MAX_ID_BYTES)).written);
+      this.mutationID(slot)[0] = mutation.id;
+      Atomics.store(ints, TIMED_OUT, 0);
+      Atomics.store(ints, ORDER, Atomics.add(this.header, STARTS, 1));
+      Atomics.store(ints, IN_USE, 1);
+    }
+    Atomics.add(this.header, RUNNING, 1);
+    Atomics.add(this.header, SEQ, 1);
+    return slot;
   }
 
-  ended(): void {
-    Atomics.sub(this.ints, RUNNING, 1);
-    Atomics.add(this.ints, SEQ, 1);
+  /** Its timer failed it; it may still be running. */
+  timedOut(slot: number): void {
+    if (slot !== -1) Atomics.store(this.ints(slot), TIMED_OUT, 1);
   }
 
-  /** Changes whenever a mutation starts or ends. */
+  /** The mutator's promise settled. */
+  settled(slot: number): void {
+    if (slot !== -1) {
+      Atomics.store(this.ints(slot), IN_USE, 0);
+      this.free.push(slot);
+    }
+    Atomics.sub(this.header, RUNNING, 1);
+    Atomics.add(this.header, SEQ, 1);
+  }
+
+  /** Moves whenever a mutation starts or settles. */
   get seq(): number {
-    return Atomics.load(this.ints, SEQ);
+    return Atomics.load(this.header, SEQ);
   }
 
   get running(): number {
-    return Atomics.load(this.ints, RUNNING);
+    return Atomics.load(this.header, RUNNING);
   }
 
-  /** The mutation started last. */
-  last(): StuckMutation {
-    const decode = (from: number, bytes: number) => Buffer.from(this.text.buffer, this.text.byteOffset + from, bytes).toString('utf8');
-    return {
-      roomID: decode(0, Atomics.load(this.ints, ROOM_BYTES)),
-      clientID: decode(MAX_ID_BYTES, Atomics.load(this.ints, CLIENT_BYTES)),
-      mutationID: this.mutationID[0]!,
-    };
+  /** The mutations under way with a slot, oldest first. */
+  inFlight(): InFlightMutation[] {
+    const found: (InFlightMutation & { order: number })[] = [];
+    for (let slot = 0; slot < BOARD_SLOTS; slot++) {
+      const ints = this.ints(slot);
+      if (Atomics.load(ints, IN_USE) !== 1) continue;
+      const text = this.text(slot);
+      const decode = (from: number, bytes: number) => Buffer.from(text.buffer, text.byteOffset + from, bytes).toString('utf8');
+      found.push({
+        order: Atomics.load(ints, ORDER),
+        roomID: decode(0, Atomics.load(ints, ROOM_BYTES)),
+        clientID: decode(MAX_ID_BYTES, Atomics.load(ints, CLIENT_BYTES)),
+        mutationID: this.mutationID(slot)[0]!,
+        timedOut: Atomics.load(ints, TIMED_OUT) === 1,
+      });
+    }
+    return found.sort((a, b) => a.order - b.order).map(({ order: _order, ...m }) => m);
   }
+
+  private ints(slot: number): Int32Array {
+    return new Int32Array(this.buffer, SLOTS_OFFSET + slot * SLOT_BYTES, SLOT_INTS);
+  }
+
+  private mutationID(slot: number): Float64Array {
+    return new Float64Array(this.buffer, SLOTS_OFFSET + slot * SLOT_BYTES + SLOT_INTS * 4, 1);
+  }
+
+  private text(slot: number): Uint8Array {
+    return new Uint8Array(this.buffer, SLOTS_OFFSET + slot * SLOT_BYTES + SLOT_INTS * 4 + 8, 2 * MAX_ID_BYTES);
+  }
+}
+
+/**
+ * Which of the mutations under way when the process was seen stuck is to
+ * blame. A mutation stuck in synchronous code holds the thread, so every
+ * other one under way started before it got stuck, while it awaited: the
+ * oldest one its timer has not failed yet is taken. One already failed by its
+ * timer is processed already (skipping it again changes nothing); it is taken
+ * only when every one under way was, the newest of them.
+ */
+export function blamed(inFlight: readonly InFlightMutation[]): StuckMutation | undefined {
+  const pick = inFlight.find((m) => !m.timedOut) ?? inFlight.at(-1);
+  return pick === undefined ? undefined : { roomID: pick.roomID, clientID: pick.clientID, mutationID: pick.mutationID };
 }
 
 /** Most stuck mutations a room process is told to skip (the oldest are forgotten: their clients have long moved on). */

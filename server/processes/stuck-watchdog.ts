@@ -11,26 +11,37 @@ export interface WatchdogSetup {
 }
 
 /**
- * Looks per mutator timeout. A mutation is stuck when one stays under way
- * with none started or ended for one look more than a timeout: a mutator
- * that only awaits too long is failed by its timer first, and the process
- * goes on.
+ * How long the board may stay still, with a mutation under way, before the
+ * process counts as stuck, in mutator timeouts: past one, so that a mutator
+ * that only awaits too long is failed by its timer first (which moves the
+ * board only when its promise settles: one that goes on running after its
+ * timeout still holds it).
  */
-const LOOKS_PER_TIMEOUT = 4;
+const STILL_TIMEOUTS = 1.25;
+/** How often the board is looked at, at most. */
+const MAX_LOOK_INTERVAL_MS = 1000;
 
 const setup = workerData as WatchdogSetup;
 const board = new StuckBoard(setup.board);
-let lastSeq = -1;
-let strikes = 0;
-setInterval(() => {
-  const seq = board.seq;
-  strikes = board.running > 0 && seq === lastSeq ? strikes + 1 : 0;
-  lastSeq = seq;
-  if (strikes <= LOOKS_PER_TIMEOUT) return;
-  try {
-    writeSync(setup.reportFD, `${JSON.stringify(board.last())}\n`);
-  } finally {
-    process.kill(process.pid, 'SIGKILL');
-  }
-}, setup.mutatorTimeoutMs / LOOKS_PER_TIMEOUT);
+const stillFor = STILL_TIMEOUTS * setup.mutatorTimeoutMs;
+let lastSeq = board.seq;
+let stillSince = performance.now();
+setInterval(
+  () => {
+    const seq = board.seq;
+    const now = performance.now();
+    if (seq !== lastSeq || board.running === 0) {
+      lastSeq = seq;
+      stillSince = now;
+      return;
+    }
+    if (now - stillSince < stillFor) return;
+    try {
+      writeSync(setup.reportFD, `${JSON.stringify({ inFlight: board.inFlight() })}\n`);
+    } finally {
+      process.kill(process.pid, 'SIGKILL');
+    }
+  },
+  Math.max(1, Math.min(setup.mutatorTimeoutMs / 4, MAX_LOOK_INTERVAL_MS)),
+);
 parentPort!.postMessage('watching');

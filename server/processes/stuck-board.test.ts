@@ -1,0 +1,65 @@
+import { describe, expect, it } from 'vitest';
+import type { Mutation } from '../../src/protocol';
+import { MAX_ID_BYTES } from '../stored-text';
+import { blamed, BOARD_SLOTS, StuckBoard, StuckList, MAX_STUCK_MUTATIONS } from './stuck-board';
+
+const mutation = (clientID: string, id: number): Mutation => ({ id, clientID, name: 'm', args: null, timestamp: 0 });
+
+describe('StuckBoard', () => {
+  it('lists the mutations under way oldest first, by room, client and id (512-byte non-ASCII ids too), with their timeouts', () => {
+    const board = new StuckBoard();
+    const longRoom = 'é'.repeat(MAX_ID_BYTES / 2);
+    const a = board.started(longRoom, mutation('ç'.repeat(MAX_ID_BYTES / 2), 7));
+    const b = board.started('r2', mutation('c2', 1));
+    board.timedOut(a);
+    const seq = board.seq;
+    expect(board.running).toBe(2);
+    expect(new StuckBoard(board.buffer).inFlight()).toEqual([
+      { roomID: longRoom, clientID: 'ç'.repeat(MAX_ID_BYTES / 2), mutationID: 7, timedOut: true },
+      { roomID: 'r2', clientID: 'c2', mutationID: 1, timedOut: false },
+    ]);
+    board.settled(a);
+    expect(board.seq).not.toBe(seq);
+    // The freed slot is taken again, after the one still under way in the order.
+    board.started('r3', mutation('c3', 2));
+    expect(board.inFlight().map((m) => m.roomID)).toEqual(['r2', 'r3']);
+    board.settled(b);
+  });
+
+  it('counts mutations beyond its slots without naming them', () => {
+    const board = new StuckBoard();
+    const slots = Array.from({ length: BOARD_SLOTS + 3 }, (_, i) => board.started('r', mutation(`c${i}`, 1)));
+    expect(slots.filter((s) => s === -1)).toHaveLength(3);
+    expect(board.running).toBe(BOARD_SLOTS + 3);
+    expect(board.inFlight()).toHaveLength(BOARD_SLOTS);
+    for (const s of slots) board.settled(s);
+    expect(board.running).toBe(0);
+    expect(board.inFlight()).toEqual([]);
+  });
+});
+
+describe('blamed', () => {
+  const m = (clientID: string, timedOut: boolean) => ({ roomID: 'r', clientID, mutationID: 1, timedOut });
+
+  it('blames the oldest mutation its timer has not failed: the others started while it awaited', () => {
+    expect(blamed([m('old', false), m('young', false)])?.clientID).toBe('old');
+    expect(blamed([m('failed', true), m('running', false)])?.clientID).toBe('running');
+  });
+
+  it('blames the newest failed one when every one was failed, and nobody when none is under way', () => {
+    expect(blamed([m('a', true), m('b', true)])?.clientID).toBe('b');
+    expect(blamed([])).toBeUndefined();
+  });
+});
+
+describe('StuckList', () => {
+  it('knows a mutation by room, client and id, and forgets the oldest beyond its bound', () => {
+    const list = new StuckList([{ roomID: 'r', clientID: 'c', mutationID: 1 }]);
+    expect(list.has('r', 'c', 1)).toBe(true);
+    expect(list.has('r', 'c', 2)).toBe(false);
+    for (let i = 0; i < MAX_STUCK_MUTATIONS; i++) list.add({ roomID: 'r', clientID: 'x', mutationID: i });
+    expect(list.size).toBe(MAX_STUCK_MUTATIONS);
+    expect(list.has('r', 'c', 1)).toBe(false);
+    expect(new StuckList(list.toJSON()).has('r', 'x', 5)).toBe(true);
+  });
+});
