@@ -42,10 +42,22 @@ export class StuckBoard {
   private readonly header: Int32Array;
   private readonly free: number[] = [];
   private readonly encoder = new TextEncoder();
+  /** Each slot's views, made once. */
+  private readonly slots: { readonly ints: Int32Array; readonly mutationID: Float64Array; readonly room: Uint8Array; readonly client: Uint8Array }[] = [];
 
   constructor(buffer = new SharedArrayBuffer(SLOTS_OFFSET + BOARD_SLOTS * SLOT_BYTES)) {
     this.buffer = buffer;
     this.header = new Int32Array(buffer, 0, HEADER_INTS);
+    for (let i = 0; i < BOARD_SLOTS; i++) {
+      const at = SLOTS_OFFSET + i * SLOT_BYTES;
+      const text = at + SLOT_INTS * 4 + 8;
+      this.slots.push({
+        ints: new Int32Array(buffer, at, SLOT_INTS),
+        mutationID: new Float64Array(buffer, at + SLOT_INTS * 4, 1),
+        room: new Uint8Array(buffer, text, MAX_ID_BYTES),
+        client: new Uint8Array(buffer, text + MAX_ID_BYTES, MAX_ID_BYTES),
+      });
+    }
     for (let i = BOARD_SLOTS - 1; i >= 0; i--) this.free.push(i);
   }
 
@@ -53,11 +65,10 @@ export class StuckBoard {
   started(roomID: string, mutation: Mutation): number {
     const slot = this.free.pop() ?? -1;
     if (slot !== -1) {
-      const ints = this.ints(slot);
-      const text = this.text(slot);
-      Atomics.store(ints, ROOM_BYTES, this.encoder.encodeInto(roomID, text.subarray(0, MAX_ID_BYTES)).written);
-      Atomics.store(ints, CLIENT_BYTES, this.encoder.encodeInto(mutation.clientID, text.subarray(MAX_ID_BYTES)).written);
-      this.mutationID(slot)[0] = mutation.id;
+      const { ints, mutationID, room, client } = this.slots[slot]!;
+      Atomics.store(ints, ROOM_BYTES, this.encoder.encodeInto(roomID, room).written);
+      Atomics.store(ints, CLIENT_BYTES, this.encoder.encodeInto(mutation.clientID, client).written);
+      mutationID[0] = mutation.id;
       Atomics.store(ints, TIMED_OUT, 0);
       Atomics.store(ints, ORDER, Atomics.add(this.header, STARTS, 1));
       Atomics.store(ints, IN_USE, 1);
@@ -69,13 +80,13 @@ export class StuckBoard {
 
   /** Its timer failed it; it may still be running. */
   timedOut(slot: number): void {
-    if (slot !== -1) Atomics.store(this.ints(slot), TIMED_OUT, 1);
+    if (slot !== -1) Atomics.store(this.slots[slot]!.ints, TIMED_OUT, 1);
   }
 
   /** The mutator's promise settled. */
   settled(slot: number): void {
     if (slot !== -1) {
-      Atomics.store(this.ints(slot), IN_USE, 0);
+      Atomics.store(this.slots[slot]!.ints, IN_USE, 0);
       this.free.push(slot);
     }
     Atomics.sub(this.header, RUNNING, 1);
@@ -94,32 +105,18 @@ export class StuckBoard {
   /** The mutations under way with a slot, oldest first. */
   inFlight(): InFlightMutation[] {
     const found: (InFlightMutation & { order: number })[] = [];
-    for (let slot = 0; slot < BOARD_SLOTS; slot++) {
-      const ints = this.ints(slot);
+    for (const { ints, mutationID, room, client } of this.slots) {
       if (Atomics.load(ints, IN_USE) !== 1) continue;
-      const text = this.text(slot);
-      const decode = (from: number, bytes: number) => Buffer.from(text.buffer, text.byteOffset + from, bytes).toString('utf8');
+      const decode = (text: Uint8Array, bytes: number) => Buffer.from(text.buffer, text.byteOffset, bytes).toString('utf8');
       found.push({
         order: Atomics.load(ints, ORDER),
-        roomID: decode(0, Atomics.load(ints, ROOM_BYTES)),
-        clientID: decode(MAX_ID_BYTES, Atomics.load(ints, CLIENT_BYTES)),
-        mutationID: this.mutationID(slot)[0]!,
+        roomID: decode(room, Atomics.load(ints, ROOM_BYTES)),
+        clientID: decode(client, Atomics.load(ints, CLIENT_BYTES)),
+        mutationID: mutationID[0]!,
         timedOut: Atomics.load(ints, TIMED_OUT) === 1,
       });
     }
     return found.sort((a, b) => a.order - b.order).map(({ order: _order, ...m }) => m);
-  }
-
-  private ints(slot: number): Int32Array {
-    return new Int32Array(this.buffer, SLOTS_OFFSET + slot * SLOT_BYTES, SLOT_INTS);
-  }
-
-  private mutationID(slot: number): Float64Array {
-    return new Float64Array(this.buffer, SLOTS_OFFSET + slot * SLOT_BYTES + SLOT_INTS * 4, 1);
-  }
-
-  private text(slot: number): Uint8Array {
-    return new Uint8Array(this.buffer, SLOTS_OFFSET + slot * SLOT_BYTES + SLOT_INTS * 4 + 8, 2 * MAX_ID_BYTES);
   }
 }
 
