@@ -11,14 +11,15 @@ import { CliUsageError, parseCliArgs, USAGE, type CliOptions } from './cli-args'
 import { cliServerConfig, roomProcessesFor, type CliServerConfig } from './cli-config';
 import type { MutatorDefs } from '../src/db/transaction-types';
 import { createServer, type ListeningInfo, type MutatorsModule } from './index';
-import { systemTimers } from './clock';
+import { systemClock, systemTimers } from './clock';
+import { LocalRoomWindows } from './room-quota';
 import { createAcceptor } from './processes/acceptor';
 import { roomProcessGuard } from './processes/process-guard';
 import { ROOM_PROCESS_ENV } from './processes/process-protocol';
 import { runRoomProcess } from './processes/room-process';
 import { RoomProcessPool } from './processes/room-process-pool';
 import { createJSONLogger, type Logger } from './logger';
-import { DEFAULT_MUTATOR_TIMEOUT_MS } from './limits';
+import { DEFAULT_MUTATOR_TIMEOUT_MS, DEFAULT_ROOM_QUOTA_WINDOW_MS, DEFAULT_ROOMS_PER_ADDRESS, DEFAULT_ROOMS_PER_USER } from './limits';
 import { MemoryStorage } from './storage/memory-storage';
 import { DEFAULT_PG_IDLE_IN_TRANSACTION_TIMEOUT_MS, PostgresStorage, redactURL } from './storage/postgres/postgres-storage';
 import { SqliteStorage } from './storage/sqlite-storage';
@@ -126,7 +127,8 @@ async function main(): Promise<void> {
   if (roomProcess) {
     const options = { ...config.options, mutators: appMutators, storage, logger };
     return runRoomProcess({
-      start: (board, stuck) => createServer(options, { guardFor: (roomID) => roomProcessGuard(roomID, board, stuck, systemTimers, mutatorTimeoutMs), socketsCounted: true }),
+      start: (board, stuck, roomWindows) =>
+        createServer(options, { guardFor: (roomID) => roomProcessGuard(roomID, board, stuck, systemTimers, mutatorTimeoutMs), socketsCounted: true, roomWindows }),
       mutatorTimeoutMs,
       logger,
     });
@@ -215,6 +217,11 @@ async function runAcceptor(opts: CliOptions, count: number, config: CliServerCon
     execArgv: process.execArgv,
     env: process.env,
     logger,
+    roomWindows: new LocalRoomWindows(systemClock, {
+      roomsPerUser: opts.limits.roomsPerUser ?? DEFAULT_ROOMS_PER_USER,
+      roomsPerAddress: opts.limits.roomsPerAddress ?? DEFAULT_ROOMS_PER_ADDRESS,
+      windowMs: DEFAULT_ROOM_QUOTA_WINDOW_MS,
+    }),
   });
   try {
     await pool.start();

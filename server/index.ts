@@ -30,7 +30,7 @@ import {
 import { silentLogger, type Logger } from './logger';
 import { presenceSettings, type PresenceOptions } from './presence/presence-options';
 import { parseRequestURL } from './request-url';
-import { RoomQuota } from './room-quota';
+import { RoomQuota, type RoomWindows } from './room-quota';
 import { RoomRegistry } from './room-registry';
 import { createUpgradeHandler } from './socket-handler';
 import { serveStatic } from './static-files';
@@ -213,6 +213,8 @@ export interface ServerInternals {
   readonly guardFor?: (roomID: string) => MutationGuard;
   /** Every socket handed to handleUpgrade was counted against the per-address cap already (by the acceptor that passed it on). */
   readonly socketsCounted?: boolean;
+  /** The windows of rooms created per user and per address, when they are kept elsewhere (the acceptor's). */
+  readonly roomWindows?: RoomWindows;
 }
 
 /** How long a client may take to send a request's headers, and the whole request (Node's defaults: 60 s and 5 min). */
@@ -251,12 +253,17 @@ export function createServer(options: ServerOptions = {}, internals: ServerInter
     addressConnections: new AddressConnections(options.maxConnectionsPerAddress ?? DEFAULT_MAX_CONNECTIONS_PER_ADDRESS, trustedProxies),
     socketsCounted: internals.socketsCounted ?? false,
     requireRooms: options.requireRooms ?? false,
-    roomQuota: new RoomQuota(storage, clock, {
-      maxRooms: options.maxRooms ?? DEFAULT_MAX_ROOMS,
-      roomsPerUser: options.roomsPerUser ?? DEFAULT_ROOMS_PER_USER,
-      roomsPerAddress: options.roomsPerAddress ?? DEFAULT_ROOMS_PER_ADDRESS,
-      windowMs: options.roomQuotaWindowMs ?? DEFAULT_ROOM_QUOTA_WINDOW_MS,
-    }),
+    roomQuota: new RoomQuota(
+      storage,
+      clock,
+      {
+        maxRooms: options.maxRooms ?? DEFAULT_MAX_ROOMS,
+        roomsPerUser: options.roomsPerUser ?? DEFAULT_ROOMS_PER_USER,
+        roomsPerAddress: options.roomsPerAddress ?? DEFAULT_ROOMS_PER_ADDRESS,
+        windowMs: options.roomQuotaWindowMs ?? DEFAULT_ROOM_QUOTA_WINDOW_MS,
+      },
+      internals.roomWindows,
+    ),
     adminKey: options.adminKey,
     logger,
     clock,

@@ -25,6 +25,62 @@ export interface RoomClaim {
 }
 
 /**
+ * The per-user and per-address windows of room creations: `take` counts one
+ * creation by `userID` from `address` and answers how to give it back, or
+ * the reason it is refused. Local ones are kept by this process; the room
+ * processes of the CLI share their acceptor's.
+ */
+export interface RoomWindows {
+  take(userID: string, address: string): (() => void) | string | Promise<(() => void) | string>;
+}
+
+export interface RoomWindowLimits {
+  readonly roomsPerUser: number;
+  readonly roomsPerAddress: number;
+  readonly windowMs: number;
+}
+
+/** Windows kept in this process. */
+export class LocalRoomWindows implements RoomWindows {
+  private windowStart: number;
+  /** Which window the maps count; a creation from an earlier window gives nothing back to them. */
+  private window = 0;
+  private readonly byUser = new Map<string, number>();
+  private readonly byAddress = new Map<string, number>();
+
+  constructor(
+    private readonly clock: Clock,
+    private readonly limits: RoomWindowLimits,
+  ) {
+    this.windowStart = clock.now();
+  }
+
+  take(userID: string, address: string): (() => void) | string {
+    const now = this.clock.now();
+    if (now - this.windowStart >= this.limits.windowMs) {
+      this.windowStart = now;
+      this.window++;
+      this.byUser.clear();
+      this.byAddress.clear();
+    }
+    const users = this.byUser.get(userID) ?? 0;
+    const addresses = this.byAddress.get(address) ?? 0;
+    if (users >= this.limits.roomsPerUser) return `user ${userID} created ${users} rooms recently (limit ${this.limits.roomsPerUser})`;
+    if (addresses >= this.limits.roomsPerAddress) return `this address created ${addresses} rooms recently (limit ${this.limits.roomsPerAddress})`;
+    this.byUser.set(userID, users + 1);
+    this.byAddress.set(address, addresses + 1);
+    const window = this.window;
+    let given = false;
+    return () => {
+      if (given || window !== this.window) return;
+      given = true;
+      decrementCount(this.byUser, userID);
+      decrementCount(this.byAddress, address);
+    };
+  }
+}
+
+/**
  * Limits on rooms created by connecting to a room that does not exist yet.
  *
  * A claim is atomic within this process, also when the storage's
@@ -33,19 +89,16 @@ export interface RoomClaim {
  * yet stored is counted against `maxRooms` by the claims after it, so
  * concurrent connects cannot pass a limit together.
  *
- * The per-user and per-address windows are kept per process: with several
- * nodes on one storage, each node allows `roomsPerUser` and
- * `roomsPerAddress` on its own. `maxRooms` is checked against the shared
- * storage, but a node does not see the creations in flight on the others,
- * so connects to several nodes at the same moment can together pass it by
- * the number of creations in flight on the other nodes.
+ * The per-user and per-address windows are kept per process (the CLI's
+ * room processes share their acceptor's): with several nodes on one storage,
+ * each node allows `roomsPerUser` and `roomsPerAddress` on its own.
+ * `maxRooms` is checked against the shared storage, but a process does not
+ * see the creations in flight in the others, so connects to several nodes
+ * (or room processes) at the same moment can together pass it by the number
+ * of creations in flight elsewhere.
  */
 export class RoomQuota {
-  private windowStart: number;
-  /** Which window the maps count; a claim from an earlier window gives nothing back to them. */
-  private window = 0;
-  private readonly byUser = new Map<string, number>();
-  private readonly byAddress = new Map<string, number>();
+  private readonly windows: RoomWindows;
   /** Creations allowed and not yet settled: rooms the storage may not count yet. */
   private admitted = 0;
   /** Creations settled as stored, ever (a claim counts the ones settled while it awaited the storage's count). */
@@ -53,10 +106,11 @@ export class RoomQuota {
 
   constructor(
     private readonly storage: Storage,
-    private readonly clock: Clock,
+    clock: Clock,
     private readonly options: RoomQuotaOptions,
+    windows?: RoomWindows,
   ) {
-    this.windowStart = clock.now();
+    this.windows = windows ?? new LocalRoomWindows(clock, options);
   }
 
   /**
@@ -65,28 +119,12 @@ export class RoomQuota {
    * stored (or was not): see RoomClaim.
    */
   async claim(roomID: string, userID: string, address: string): Promise<RoomClaim> {
-    const now = this.clock.now();
-    if (now - this.windowStart >= this.options.windowMs) {
-      this.windowStart = now;
-      this.window++;
-      this.byUser.clear();
-      this.byAddress.clear();
-    }
     const refuse = (why: string) => new ClientError('InvalidConnectionRequest', `Room ${roomID} does not exist and cannot be created: ${why}`);
-    const users = this.byUser.get(userID) ?? 0;
-    const addresses = this.byAddress.get(address) ?? 0;
-    if (users >= this.options.roomsPerUser) throw refuse(`user ${userID} created ${users} rooms recently (limit ${this.options.roomsPerUser})`);
-    if (addresses >= this.options.roomsPerAddress) throw refuse(`this address created ${addresses} rooms recently (limit ${this.options.roomsPerAddress})`);
-    // Taken before the await, so the claims that start while this one waits see it.
-    this.byUser.set(userID, users + 1);
-    this.byAddress.set(address, addresses + 1);
-    const window = this.window;
-    const giveBack = () => {
-      if (window !== this.window) return;
-      decrementCount(this.byUser, userID);
-      decrementCount(this.byAddress, address);
-    };
     const createdBefore = this.created;
+    // Taken before the count is awaited, so the claims that start while this one waits see it.
+    const taken = this.windows.take(userID, address);
+    const giveBack = typeof taken === 'function' || typeof taken === 'string' ? taken : await taken;
+    if (typeof giveBack === 'string') throw refuse(giveBack);
     let stored: number;
     try {
       stored = await this.storage.countRooms();

@@ -12,7 +12,9 @@ export type ToRoomProcess =
   /** A connect request read by the acceptor, sent with its socket; `head`: bytes read after it (base64). */
   | { readonly kind: 'upgrade'; readonly id: number; readonly method: string; readonly url: string; readonly headers: Record<string, string | string[] | undefined>; readonly head: string }
   | { readonly kind: 'admin'; readonly id: number; readonly method: string; readonly path: string; readonly body: string }
-  | { readonly kind: 'shutdown' };
+  | { readonly kind: 'shutdown' }
+  /** The answer to `take`: refused with the reason, or taken. */
+  | { readonly kind: 'taken'; readonly id: number; readonly refused?: string };
 
 /** What a room process sends its acceptor. */
 export type FromRoomProcess =
@@ -22,4 +24,7 @@ export type FromRoomProcess =
   | { readonly kind: 'ready' }
   /** A socket handed over with `upgrade` closed. */
   | { readonly kind: 'closed'; readonly id: number }
-  | { readonly kind: 'admin-reply'; readonly id: number; readonly status: number; readonly json: unknown };
+  | { readonly kind: 'admin-reply'; readonly id: number; readonly status: number; readonly json: unknown }
+  /** Count a room creation against the acceptor's windows (rooms per user and per address); `give-back` undoes it. */
+  | { readonly kind: 'take'; readonly id: number; readonly userID: string; readonly address: string }
+  | { readonly kind: 'give-back'; readonly id: number };

@@ -11,6 +11,7 @@ import type { Socket } from 'node:net';
 import { createInterface } from 'node:readline';
 import type { AdminReply } from '../admin-api';
 import type { Logger } from '../logger';
+import type { RoomWindows } from '../room-quota';
 import { ROOM_PROCESS_ENV, STUCK_REPORT_FD, type FromRoomProcess, type ToRoomProcess } from './process-protocol';
 import { blamed, StuckList, type InFlightMutation } from './stuck-board';
 
@@ -22,6 +23,8 @@ export interface RoomProcessPoolOptions {
   readonly execArgv: readonly string[];
   readonly env: NodeJS.ProcessEnv;
   readonly logger: Logger;
+  /** The windows of rooms created per user and per address, shared by every process. */
+  readonly roomWindows: RoomWindows;
 }
 
 /** How long a process may take to start before it is killed and started again. */
@@ -86,6 +89,8 @@ class Slot {
   readonly stuck = new StuckList();
   readonly handed = new Map<number, Handed>();
   readonly admin = new Map<number, (reply: AdminReply) => void>();
+  /** Room creations its process counted in the windows, by its id for them, until it gives them back or stops. */
+  readonly taken = new Map<number, () => void>();
   readonly waiting = new Set<Waiting>();
   startTimer: NodeJS.Timeout | undefined;
   constructor(readonly index: number) {}
@@ -292,6 +297,18 @@ export class RoomProcessPool {
         slot.admin.get(message.id)?.({ status: message.status, json: message.json });
         slot.admin.delete(message.id);
         return;
+      case 'take':
+        void Promise.resolve(this.options.roomWindows.take(message.userID, message.address)).then((taken) => {
+          if (typeof taken === 'string') return void send(child, { kind: 'taken', id: message.id, refused: taken });
+          if (slot.child !== child) return taken();
+          slot.taken.set(message.id, taken);
+          send(child, { kind: 'taken', id: message.id });
+        });
+        return;
+      case 'give-back':
+        slot.taken.get(message.id)?.();
+        slot.taken.delete(message.id);
+        return;
     }
   }
 
@@ -305,6 +322,8 @@ export class RoomProcessPool {
     slot.handed.clear();
     for (const answer of slot.admin.values()) answer({ status: 503, json: { error: `Room process ${slot.index} stopped` } });
     slot.admin.clear();
+    // Whether those rooms were created is not known: they stay counted (until their window ends).
+    slot.taken.clear();
     // Sockets that reached it closed with it; those node had not sent yet (it took no more) are still ours: they go to the next one.
     for (const h of handed) {
       if (h.sent || h.socket.destroyed || this.stopping) {
@@ -326,6 +345,10 @@ export class RoomProcessPool {
     this.options.logger.warn('room process stopped; starting it again', { slot: slot.index, pid: child.pid, code, signal, delayMs: delay });
     slot.startTimer = setTimeout(() => this.spawn(slot), delay);
   }
+}
+
+function send(child: ChildProcess, message: ToRoomProcess): void {
+  if (child.connected) child.send(message);
 }
 
 function notServing(index: number): AdminReply {

@@ -11,13 +11,18 @@ import type { Socket } from 'node:net';
 import { Worker } from 'node:worker_threads';
 import type { RoomsyncServer } from '../index';
 import type { Logger } from '../logger';
+import type { RoomWindows } from '../room-quota';
 import { STUCK_REPORT_FD, type FromRoomProcess, type ToRoomProcess } from './process-protocol';
 import { StuckBoard, StuckList } from './stuck-board';
 import type { WatchdogSetup } from './stuck-watchdog';
 
 export interface RoomProcessSetup {
-  /** Makes the server once the mutations to skip are known; its rooms run in this thread, marking their mutations on `board`. */
-  readonly start: (board: StuckBoard, stuck: StuckList) => RoomsyncServer;
+  /**
+   * Makes the server once the mutations to skip are known; its rooms run in
+   * this thread, marking their mutations on `board`, and count the rooms
+   * they create in the acceptor's `windows`.
+   */
+  readonly start: (board: StuckBoard, stuck: StuckList, windows: RoomWindows) => RoomsyncServer;
   readonly mutatorTimeoutMs: number;
   readonly logger: Logger;
 }
@@ -29,6 +34,7 @@ export function runRoomProcess(setup: RoomProcessSetup): void {
   };
   let server: RoomsyncServer | undefined;
   let closing = false;
+  const windows = new AcceptorRoomWindows(send);
   const shutDown = (why: string): void => {
     if (closing) return;
     closing = true;
@@ -47,7 +53,7 @@ export function runRoomProcess(setup: RoomProcessSetup): void {
       case 'config': {
         if (server !== undefined) return;
         const board = new StuckBoard();
-        const started = setup.start(board, new StuckList(message.stuck));
+        const started = setup.start(board, new StuckList(message.stuck), windows);
         server = started;
         Promise.all([startWatchdog(board, setup.mutatorTimeoutMs, setup.logger), started.start()]).then(
           () => send({ kind: 'ready' }),
@@ -77,15 +83,49 @@ export function runRoomProcess(setup: RoomProcessSetup): void {
         void server.adminRequest(message.method, message.path, message.body).then((reply) => send({ kind: 'admin-reply', id: message.id, ...reply }));
         return;
       }
+      case 'taken':
+        return windows.answered(message.id, message.refused);
       case 'shutdown':
         return shutDown('asked by the acceptor');
     }
   });
   // The acceptor is gone (it exited, or was killed): nobody can reach this process any more.
-  process.on('disconnect', () => shutDown('the acceptor is gone'));
+  process.on('disconnect', () => {
+    windows.refuseAll();
+    shutDown('the acceptor is gone');
+  });
   process.on('SIGTERM', () => shutDown('SIGTERM'));
   process.on('SIGINT', () => {}); // Ctrl+C reaches the whole process group: the acceptor decides.
   send({ kind: 'hello' });
+}
+
+/** The acceptor's windows of rooms created per user and per address, shared by every room process. */
+class AcceptorRoomWindows implements RoomWindows {
+  private nextID = 0;
+  private readonly pending = new Map<number, (refused: string | undefined) => void>();
+
+  constructor(private readonly send: (message: FromRoomProcess) => void) {}
+
+  take(userID: string, address: string): Promise<(() => void) | string> {
+    // Without its acceptor this process is shutting down: it creates no more rooms.
+    if (!process.connected) return Promise.resolve('the server is restarting');
+    const id = ++this.nextID;
+    return new Promise((resolve) => {
+      this.pending.set(id, (refused) => resolve(refused ?? (() => this.send({ kind: 'give-back', id }))));
+      this.send({ kind: 'take', id, userID, address });
+    });
+  }
+
+  answered(id: number, refused: string | undefined): void {
+    this.pending.get(id)?.(refused);
+    this.pending.delete(id);
+  }
+
+  /** The acceptor is gone: no answer will come. */
+  refuseAll(): void {
+    for (const answer of this.pending.values()) answer('the server is restarting');
+    this.pending.clear();
+  }
 }
 
 /**

@@ -211,6 +211,20 @@ describe('--room-processes', () => {
     await server.stop('SIGTERM');
   });
 
+  it('counts the rooms a user creates across every process (the acceptor keeps the windows)', async () => {
+    const server = await start(['--room-processes', '2', '--rooms-per-user', '2']);
+    const rooms = [roomIn(0, 2), roomIn(1, 2), roomIn(0, 2), roomIn(1, 2)];
+    const connect = async (roomID: string) => {
+      const c = TestClient.connect(server.url, { roomID, token: 'mallory' });
+      await c.until(() => c.messages.length > 0 || c.closed, 'an answer to the connect');
+      return c.messages[0]?.[0] === 'connected' ? 'created' : (c.errors[0]?.[1] ?? 'closed');
+    };
+    expect(await connect(rooms[0]!)).toBe('created');
+    expect(await connect(rooms[1]!)).toBe('created');
+    for (const roomID of rooms.slice(2)) expect(await connect(roomID)).toMatch(/user mallory created 2 rooms recently \(limit 2\)/);
+    expect(await server.stop('SIGTERM')).toBe(0);
+  });
+
   it('refuses to start without storage that outlives a process, or with room workers too', async () => {
     const memory = await startChildServer(['--room-processes', '2', '--memory']).catch((e: Error) => e);
     expect(String(memory)).toContain('--room-processes needs --data-dir or --postgres');
