@@ -98,6 +98,8 @@ async function main(): Promise<void> {
     if (postgresURL === undefined && opts.dataDir === undefined) {
       usageExit(new CliUsageError('--room-processes needs --data-dir or --postgres: rooms kept in memory would be lost with their process'));
     }
+    // The SQLite file is made (WAL, schema) once here: room processes opening it together could each find the other changing it.
+    if (postgresURL === undefined) await openSqlite(opts, logger).close();
     return runAcceptor(opts, roomProcesses, config, postgresURL, logger);
   }
 
@@ -119,10 +121,7 @@ async function main(): Promise<void> {
   } else if (opts.dataDir === undefined) {
     storage = new MemoryStorage();
   } else {
-    mkdirSync(opts.dataDir, { recursive: true });
-    const path = resolve(join(opts.dataDir, DATABASE_FILE));
-    storage = new SqliteStorage({ path, synchronous: opts.synchronous });
-    logger.info('storage opened', { path, synchronous: opts.synchronous });
+    storage = openSqlite(opts, logger);
   }
   if (roomProcess) {
     const options = { ...config.options, mutators: appMutators, storage, logger };
@@ -137,12 +136,25 @@ async function main(): Promise<void> {
   const inMainThread = opts.roomWorkers === 0;
   const mutators = inMainThread ? { mutators: appMutators } : { mutatorsModule: config.mutatorsModule };
   const server = createServer({ ...config.options, ...mutators, storage, logger, ...(adminKey === undefined ? {} : { adminKey }) });
-  let listening;
+  await serve(server, opts, config, adminKey, adminKeyNote, { roomsIn: inMainThread ? 'main thread' : 'worker threads' }, logger);
+}
+
+/** Listens, prints where (and the admin key's note), logs it, and shuts down gracefully on signals; exits 1 when it cannot listen. */
+async function serve(
+  front: { listen(port: number, host: string): Promise<ListeningInfo>; close(): Promise<void> },
+  opts: CliOptions,
+  config: CliServerConfig,
+  adminKey: string | undefined,
+  adminKeyNote: string | undefined,
+  fields: Record<string, unknown>,
+  logger: Logger,
+): Promise<void> {
+  let listening: ListeningInfo;
   try {
-    listening = await server.listen(opts.port, opts.host);
+    listening = await front.listen(opts.port, opts.host);
   } catch (error) {
     process.stderr.write(`roomsync server could not start: ${(error as Error).message}\n`);
-    await server.close().catch(() => {});
+    await front.close().catch(() => {});
     process.exit(1);
   }
   announce(listening, adminKeyNote);
@@ -153,10 +165,19 @@ async function main(): Promise<void> {
     auth: opts.auth.kind,
     production: isProduction(opts),
     mutators: config.mutatorsModule.url,
-    roomsIn: inMainThread ? 'main thread' : 'worker threads',
+    ...fields,
     adminAPI: adminKey !== undefined,
   });
-  stopOnSignals(() => server.close(), logger);
+  stopOnSignals(() => front.close(), logger);
+}
+
+/** The SQLite storage in the data directory (made when missing). */
+function openSqlite(opts: CliOptions, logger: Logger): SqliteStorage {
+  mkdirSync(opts.dataDir!, { recursive: true });
+  const path = resolve(join(opts.dataDir!, DATABASE_FILE));
+  const storage = new SqliteStorage({ path, synchronous: opts.synchronous });
+  logger.info('storage opened', { path, synchronous: opts.synchronous });
+  return storage;
 }
 
 function isProduction(opts: CliOptions): boolean {
@@ -238,27 +259,7 @@ async function runAcceptor(opts: CliOptions, count: number, config: CliServerCon
     ...(opts.limits.maxConnectionsPerAddress === undefined ? {} : { maxConnectionsPerAddress: opts.limits.maxConnectionsPerAddress }),
     logger,
   });
-  let listening: ListeningInfo;
-  try {
-    listening = await acceptor.listen(opts.port, opts.host);
-  } catch (error) {
-    process.stderr.write(`roomsync server could not start: ${(error as Error).message}\n`);
-    await acceptor.close().catch(() => {});
-    process.exit(1);
-  }
-  announce(listening, note);
-  logger.info('listening', {
-    url: listening.url,
-    adminURL: listening.adminURL,
-    requireRooms: opts.requireRooms,
-    auth: opts.auth.kind,
-    production: isProduction(opts),
-    mutators: config.mutatorsModule.url,
-    roomsIn: `${count} room processes`,
-    pids: pool.stats().map((s) => s.pid),
-    adminAPI: adminKey !== undefined,
-  });
-  stopOnSignals(() => acceptor.close(), logger);
+  await serve(acceptor, opts, config, adminKey, note, { roomsIn: `${count} room processes`, pids: pool.stats().map((s) => s.pid) }, logger);
 }
 
 await main();

@@ -1,5 +1,4 @@
-import { createServer as createHttpServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { WebSocketServer } from 'ws';
 import type { MutatorDefs } from '../src/db/transaction-types';
 import { ADMIN_PATH, adminReply, handleAdmin, type AdminReply } from './admin-api';
@@ -13,6 +12,7 @@ import type { EngineHost } from './engine/engine-types';
 import type { MutationGuard } from './engine/mutation-guard';
 import { WorkerEngineHost } from './engine/worker-host';
 import { FailureLog } from './failure-log';
+import { createFrontServer, listenOn } from './http-front';
 import {
   DEFAULT_BYTE_BURST,
   DEFAULT_BYTES_PER_SECOND,
@@ -217,12 +217,6 @@ export interface ServerInternals {
   readonly roomWindows?: RoomWindows;
 }
 
-/** How long a client may take to send a request's headers, and the whole request (Node's defaults: 60 s and 5 min). */
-const HTTP_HEADERS_TIMEOUT_MS = 10_000;
-const HTTP_REQUEST_TIMEOUT_MS = 30_000;
-/** How often Node looks for requests past those timeouts (its default: 30 s). */
-const HTTP_TIMEOUT_CHECK_MS = 2_000;
-
 /** How long shutdown waits for clients to answer the close handshake. */
 const SOCKET_CLOSE_GRACE_MS = 1000;
 
@@ -322,17 +316,8 @@ export function createServer(options: ServerOptions = {}, internals: ServerInter
     res.writeHead(404, { 'content-type': 'text/plain' }).end('Not Found');
   }
 
-  // A request whose headers (or body) are not in by then is dropped: half-written requests must not hold sockets (slowloris).
-  const http = createHttpServer(
-    { headersTimeout: HTTP_HEADERS_TIMEOUT_MS, requestTimeout: HTTP_REQUEST_TIMEOUT_MS, connectionsCheckingInterval: HTTP_TIMEOUT_CHECK_MS },
-    handleRequest,
-  );
+  const http = createFrontServer(handleRequest, ctx.addressConnections, () => ctx.counters.rejectedConnects++);
   http.on('upgrade', handleUpgrade);
-  http.on('connection', (socket: import('node:net').Socket) => {
-    if (ctx.addressConnections.connected(socket)) return;
-    ctx.counters.rejectedConnects++;
-    socket.destroy();
-  });
   let closing: Promise<void> | undefined;
 
   async function start(): Promise<void> {
@@ -351,15 +336,7 @@ export function createServer(options: ServerOptions = {}, internals: ServerInter
     start,
     async listen(port, hostname = '127.0.0.1') {
       await start();
-      return new Promise((resolve, reject) => {
-        http.once('error', reject);
-        http.listen(port, hostname, () => {
-          http.off('error', reject);
-          const actual = (http.address() as AddressInfo).port;
-          const hostPart = hostname.includes(':') ? `[${hostname}]` : hostname;
-          resolve({ port: actual, url: `ws://${hostPart}:${actual}`, adminURL: `http://${hostPart}:${actual}${ADMIN_PATH}` });
-        });
-      });
+      return listenOn(http, port, hostname);
     },
     close() {
       closing ??= (async () => {

@@ -3,11 +3,12 @@
  * files and the admin API (asking the room processes), and hands each
  * connect request, with its socket, to the process of its room.
  */
-import { createServer as createHttpServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { ADMIN_PATH, adminAuthorized, adminFailure, readAdminBody, sendReply, type AdminReply } from '../admin-api';
 import { AddressConnections, clientAddress, normalizeAddress } from '../client-address';
+import { createFrontServer, listenOn } from '../http-front';
 import type { ListeningInfo } from '../index';
 import { DEFAULT_MAX_CONNECTIONS_PER_ADDRESS } from '../limits';
 import type { Logger } from '../logger';
@@ -24,11 +25,6 @@ export interface AcceptorOptions {
   readonly maxConnectionsPerAddress?: number;
   readonly logger: Logger;
 }
-
-/** As the single-process server (see index.ts): half-written requests must not hold sockets. */
-const HTTP_HEADERS_TIMEOUT_MS = 10_000;
-const HTTP_REQUEST_TIMEOUT_MS = 30_000;
-const HTTP_TIMEOUT_CHECK_MS = 2_000;
 
 export interface Acceptor {
   listen(port: number, host?: string): Promise<ListeningInfo>;
@@ -106,35 +102,21 @@ export function createAcceptor(options: AcceptorOptions): Acceptor {
     return ask(roomID === undefined ? 0 : pool.slotOf(roomID));
   }
 
-  const http = createHttpServer(
-    { headersTimeout: HTTP_HEADERS_TIMEOUT_MS, requestTimeout: HTTP_REQUEST_TIMEOUT_MS, connectionsCheckingInterval: HTTP_TIMEOUT_CHECK_MS },
+  const http = createFrontServer(
     (req, res) =>
       void answer(req, res).catch((error: unknown) => {
         logger.error('request failed', { url: req.url, error });
         if (!res.headersSent) res.writeHead(500);
         res.end();
       }),
+    sockets,
+    () => acceptorCounters.rejectedConnects++,
   );
   http.on('upgrade', onUpgrade);
-  http.on('connection', (socket: Socket) => {
-    if (sockets.connected(socket)) return;
-    acceptorCounters.rejectedConnects++;
-    socket.destroy();
-  });
 
   let closing: Promise<void> | undefined;
   return {
-    listen(port, hostname = '127.0.0.1') {
-      return new Promise((resolve, reject) => {
-        http.once('error', reject);
-        http.listen(port, hostname, () => {
-          http.off('error', reject);
-          const actual = (http.address() as AddressInfo).port;
-          const hostPart = hostname.includes(':') ? `[${hostname}]` : hostname;
-          resolve({ port: actual, url: `ws://${hostPart}:${actual}`, adminURL: `http://${hostPart}:${actual}${ADMIN_PATH}` });
-        });
-      });
-    },
+    listen: (port, hostname = '127.0.0.1') => listenOn(http, port, hostname),
     close() {
       closing ??= (async () => {
         const stopped = new Promise<void>((resolve) => http.close(() => resolve()));

@@ -22,6 +22,8 @@ export type FromRoomProcess =
   | { readonly kind: 'hello' }
   /** Serving: upgrades may come. */
   | { readonly kind: 'ready' }
+  /** A socket handed over with `upgrade` arrived (the acceptor closes its copy). */
+  | { readonly kind: 'received'; readonly id: number }
   /** A socket handed over with `upgrade` closed. */
   | { readonly kind: 'closed'; readonly id: number }
   | { readonly kind: 'admin-reply'; readonly id: number; readonly status: number; readonly json: unknown }

@@ -57,9 +57,14 @@ interface Upgrade {
   readonly release: () => void;
 }
 
-/** An upgrade sent to a process: `sent` once node confirmed it left (before, a process that stops drops it, and it goes to the next one). */
+/**
+ * An upgrade sent to a process. The socket is sent with keepOpen and this
+ * copy closed only once the process said it has its own (`received`): one
+ * that stops before drops what it had not taken, and the socket, still
+ * whole here, goes to the next one.
+ */
 interface Handed extends Upgrade {
-  sent: boolean;
+  received: boolean;
 }
 
 interface Waiting extends Upgrade {
@@ -186,14 +191,11 @@ export class RoomProcessPool {
     if (socket.destroyed) return release();
     const child = slot.child;
     if (child === undefined || !child.connected || !slot.ready) return this.wait(slot, upgrade);
-    const handed: Handed = { ...upgrade, sent: false };
-    slot.handed.set(message.id, handed);
-    child.send(message, socket, { keepOpen: false }, (error) => {
-      if (error === null) return void (handed.sent = true);
-      slot.handed.delete(message.id);
-      // The process went away meanwhile: the socket waits for the next one, unless the failed send closed it.
-      if (socket.destroyed) release();
-      else this.send(slot, upgrade);
+    slot.handed.set(message.id, { ...upgrade, received: false });
+    child.send(message, socket, { keepOpen: true }, (error) => {
+      if (error === null || !slot.handed.delete(message.id)) return;
+      // The process went away meanwhile: the socket waits for the next one.
+      this.send(slot, upgrade);
     });
   }
 
@@ -289,6 +291,14 @@ export class RoomProcessPool {
         }
         return;
       }
+      case 'received': {
+        const handed = slot.handed.get(message.id);
+        if (handed === undefined) return;
+        handed.received = true;
+        // Only this copy of the socket closes: the process's keeps the connection.
+        handed.socket.destroy();
+        return;
+      }
       case 'closed':
         slot.handed.get(message.id)?.release();
         slot.handed.delete(message.id);
@@ -324,11 +334,11 @@ export class RoomProcessPool {
     slot.admin.clear();
     // Whether those rooms were created is not known: they stay counted (until their window ends).
     slot.taken.clear();
-    // Sockets that reached it closed with it; those node had not sent yet (it took no more) are still ours: they go to the next one.
+    // Sockets it had received closed with it; the others are still whole here: they go to the next one.
     for (const h of handed) {
-      if (h.sent || h.socket.destroyed || this.stopping) {
+      if (h.received || h.socket.destroyed || this.stopping) {
         h.release();
-        if (!h.sent) h.socket.destroy();
+        h.socket.destroy();
       } else this.wait(slot, h);
     }
     if (this.stopping) return;

@@ -67,10 +67,11 @@ export function runRoomProcess(setup: RoomProcessSetup): void {
       case 'upgrade': {
         const socket = handle as Socket | undefined;
         if (socket === undefined) return;
+        send({ kind: 'received', id: message.id });
+        socket.once('close', () => send({ kind: 'closed', id: message.id }));
         if (server === undefined || closing) return void socket.destroy();
         // As Node's HTTP server sets its sockets (the acceptor's setting does not travel with the socket).
         socket.setNoDelay(true);
-        socket.once('close', () => send({ kind: 'closed', id: message.id }));
         const req = new IncomingMessage(socket);
         req.method = message.method;
         req.url = message.url;
