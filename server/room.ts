@@ -6,6 +6,7 @@ import type { FailureLog } from './failure-log';
 import {
   EngineLostError,
   type HostBatchRequest,
+  type HostPush,
   type BatchResult,
   type EngineHost,
   type MutationPlace,
@@ -429,15 +430,21 @@ export class Room {
 
   /** The tasks at the head of the queue up to the next `run`. */
   private takeBatch(): Batch {
+    const pushes: QueuedPush[] = [];
+    const pushers = new Set<ClientConnection>();
+    const presence: PresenceChange[] = [];
     let n = 0;
-    while (n < this.queue.length && this.queue[n]!.kind !== 'run') n++;
-    const tasks = this.queue.splice(0, n) as Exclude<Task, { kind: 'run' }>[];
-    const pushes = tasks.filter((t) => t.kind === 'push');
-    return {
-      pushes,
-      pushers: [...new Set(pushes.map((p) => p.conn))],
-      presence: tasks.flatMap((t) => (t.kind === 'presence' ? [t.change] : [])),
-    };
+    for (; n < this.queue.length; n++) {
+      const task = this.queue[n]!;
+      if (task.kind === 'run') break;
+      if (task.kind === 'presence') presence.push(task.change);
+      else {
+        pushes.push(task);
+        pushers.add(task.conn);
+      }
+    }
+    this.queue.splice(0, n);
+    return { pushes, pushers: [...pushers], presence };
   }
 
   /** Whether a batch run on the state of load `epoch` still holds: that state is the one loaded, and the room serves. */
@@ -811,10 +818,10 @@ export class Room {
   private poke(result: BatchResult, pushes: readonly QueuedPush[]): void {
     const commit = result.commit!;
     this.deps.counters.batches++;
-    const requestIDs = new Map<ClientConnection, string>();
-    for (const { conn, requestID } of pushes) if (!requestIDs.has(conn)) requestIDs.set(conn, requestID);
     const fallback = pushes[0]?.requestID ?? '';
-    this.pokeDelta({ version: commit.version, patchJSON: result.patchJSON, changesByGroup: result.changesByGroup }, (conn) => requestIDs.get(conn) ?? fallback);
+    // A pusher gets the request id of its first push in the batch, every other connection the batch's first (so with one push, all do).
+    const requestIDs = pushes.length > 1 ? firstRequestIDs(pushes) : undefined;
+    this.pokeDelta({ version: commit.version, patchJSON: result.patchJSON, changesByGroup: result.changesByGroup }, (conn) => requestIDs?.get(conn) ?? fallback);
   }
 
   private fail(error: StorageError): void {
@@ -829,15 +836,23 @@ export class Room {
   }
 }
 
+function firstRequestIDs(pushes: readonly QueuedPush[]): Map<ClientConnection, string> {
+  const requestIDs = new Map<ClientConnection, string>();
+  for (const { conn, requestID } of pushes) if (!requestIDs.has(conn)) requestIDs.set(conn, requestID);
+  return requestIDs;
+}
+
 function batchRequest(batch: Batch, timedOut: readonly MutationPlace[]): HostBatchRequest {
-  return {
-    pushes: batch.pushes.map(({ conn, body }) => {
-      const from = { conn: batch.pushers.indexOf(conn), auth: conn.auth, budgetKey: conn.newClientBudgetKey };
-      return typeof body === 'string' ? { ...from, frame: body } : { ...from, push: body };
-    }),
-    timedOut,
-    ...(batch.presence.length === 0 ? {} : { presence: batch.presence }),
-  };
+  const pushes: HostPush[] = [];
+  for (const { conn, body } of batch.pushes) {
+    const number = batch.pushers.indexOf(conn);
+    pushes.push(
+      typeof body === 'string'
+        ? { conn: number, auth: conn.auth, budgetKey: conn.newClientBudgetKey, frame: body }
+        : { conn: number, auth: conn.auth, budgetKey: conn.newClientBudgetKey, push: body },
+    );
+  }
+  return batch.presence.length === 0 ? { pushes, timedOut } : { pushes, timedOut, presence: batch.presence };
 }
 
 /** Stored values no client accepts (written before the depth limit) are not served: say so once per load. */
