@@ -1,6 +1,6 @@
 import type { ReadonlyJSONValue } from '../protocol/json';
 import { compareKeys } from './key-order';
-import { entryBytes, entryOf, opJSON, type Entry, type RoomData } from './room-data';
+import { entryOf, opJSON, type Entry, type RoomData } from './room-data';
 import type { StoredEntry } from './storage/types';
 
 /**
@@ -10,7 +10,7 @@ import type { StoredEntry } from './storage/types';
  */
 export class BatchWriter {
   private readonly beforeBatch = new Map<string, Entry | undefined>();
-  private beforeMutation = new Map<string, Entry | undefined>();
+  private readonly beforeMutation = new Map<string, Entry | undefined>();
 
   constructor(
     readonly data: RoomData,
@@ -28,25 +28,15 @@ export class BatchWriter {
     return existed;
   }
 
-  /** Bytes the current mutation added to the room (negative when it shrank it). */
-  mutationGrowth(): number {
-    let growth = 0;
-    for (const [key, before] of this.beforeMutation) {
-      const now = this.data.getEntry(key);
-      growth += bytesOf(key, now) - bytesOf(key, before);
-    }
-    return growth;
-  }
-
   /** The current mutation succeeded: its writes stay. */
   endMutation(): void {
-    this.beforeMutation = new Map();
+    this.beforeMutation.clear();
   }
 
   /** The current mutation failed: undo its writes. */
   rollbackMutation(): void {
     for (const [key, entry] of this.beforeMutation) this.data.setEntry(key, entry);
-    this.beforeMutation = new Map();
+    this.beforeMutation.clear();
   }
 
   /** The batch could not be stored: undo everything it wrote. */
@@ -78,8 +68,4 @@ export class BatchWriter {
     }
     return { entries, patchJSON: `[${patch.join(',')}]` };
   }
-}
-
-function bytesOf(key: string, entry: Entry | undefined): number {
-  return entryBytes(key, entry?.json);
 }

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { PatchOperation } from '../src/protocol';
 import { BatchWriter } from './batch-writer';
-import { entryOf, RoomData } from './room-data';
+import { entryBytes, entryOf, RoomData } from './room-data';
 
 function applyPatch(state: Map<string, unknown>, patch: readonly PatchOperation[]): void {
   for (const op of patch) {
@@ -101,5 +101,22 @@ describe('RoomData.loadEntries', () => {
     expect(data.nextLiveKey('k', false)).toBe('k1');
     expect(data.nextLiveKey('k99998', true)).toBe('k99999');
     expect(() => data.loadEntries([])).toThrow();
+  });
+});
+
+describe('RoomData.byteSize', () => {
+  it('counts what the live entries add to a catch-up as values replace values, tombstones and absences (property)', () => {
+    const keys = fc.constantFrom('a', 'é', 'k"\\', '\u0001');
+    const values = fc.option(fc.oneof(fc.integer(), fc.string(), fc.constant('ü'.repeat(20))), { nil: undefined });
+    fc.assert(
+      fc.property(fc.array(fc.tuple(keys, values, fc.boolean())), (writes) => {
+        const data = new RoomData();
+        let version = 0;
+        for (const [key, value, remove] of writes) data.setEntry(key, remove ? undefined : entryOf(value, ++version));
+        let expected = 0;
+        for (const [key, entry] of data.all()) expected += entryBytes(key, entry.json);
+        expect(data.byteSize).toBe(expected);
+      }),
+    );
   });
 });

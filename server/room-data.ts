@@ -153,6 +153,12 @@ export class RoomData {
   setEntry(key: string, entry: Entry | undefined): void {
     const old = this.entries.get(key);
     if (old === undefined && entry === undefined) return;
+    if (old?.json !== undefined && entry?.json !== undefined) {
+      // A value replaces a value: only the JSON text's part of entryBytes changes.
+      this.liveBytes += Buffer.byteLength(entry.json) - Buffer.byteLength(old.json);
+      this.entries.set(key, entry);
+      return;
+    }
     if (old !== undefined) {
       if (old.json === undefined) this.tombstones--;
       else this.liveBytes -= entryBytes(key, old.json);

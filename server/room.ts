@@ -6,6 +6,7 @@ import type { FailureLog } from './failure-log';
 import {
   EngineLostError,
   type HostBatchRequest,
+  type HostPush,
   type BatchResult,
   type EngineHost,
   type MutationPlace,
@@ -19,7 +20,7 @@ import type { PresenceChange } from './presence/presence-change';
 import { PresenceTracker, type PresenceSettings } from './presence/presence-tracker';
 import type { ServerCounters } from './stats';
 import { storageRetryDelayMs } from './storage-retry';
-import { isSharedStorage, RoomClosedError, StaleRoomError, StorageUnavailableError, type RoomChanges, type RoomLock, type Storage, type StoredRoom } from './storage/types';
+import { isSharedStorage, RoomClosedError, StaleRoomError, StorageUnavailableError, type BatchCommit, type RoomChanges, type RoomLock, type Storage, type StoredRoom } from './storage/types';
 
 export interface RoomDeps {
   readonly storage: Storage;
@@ -144,6 +145,12 @@ export class Room {
   private version: number;
   /** A refresh is queued for hints up to this version (Infinity: a hint without one); undefined when none is. */
   private refreshFor: number | undefined;
+  /** The group of batches being stored while the queue runs (see drain). */
+  private storing: Promise<StoreRetry | undefined> | undefined;
+  /** Batches run in the engine after the group being stored, on its state, in order. */
+  private ran: RanBatch[] = [];
+  /** At most this many batches are stored in one commit. */
+  private readonly groupLimit: number;
   /** Set while the queue waits for a batch being stored: something new arrived. */
   private wake: (() => void) | undefined;
   /** Until then (clock ms) batches lock the room first: another node wrote it lately (shared storages). */
@@ -163,6 +170,7 @@ export class Room {
   ) {
     this.closed = closed;
     this.version = version;
+    this.groupLimit = deps.storage.commitBatches === undefined ? 1 : MAX_GROUP_BATCHES;
     this.presence =
       deps.presence &&
       new PresenceTracker(deps.presence, (change) => {
@@ -326,8 +334,9 @@ export class Room {
   private schedule(): void {
     if (this.running) return this.wake?.();
     this.running = true;
-    // A microtask, so every frame already read from the sockets joins the batch.
-    queueMicrotask(() => void this.drain());
+    // A microtask, so every frame already read from the sockets joins the batch. (A promise job: Node's
+    // queueMicrotask wraps each callback in an async resource of its own.)
+    void Promise.resolve().then(() => this.drain());
   }
 
   /**
@@ -338,64 +347,22 @@ export class Room {
    * state that was not stored.
    */
   private async drain(): Promise<void> {
-    /** The group being stored. */
-    let storing: Promise<StoreRetry | undefined> | undefined;
-    /** Batches run in the engine after the group being stored, on its state, in order. */
-    let ran: RanBatch[] = [];
-    const groupLimit = this.deps.storage.commitBatches === undefined ? 1 : MAX_GROUP_BATCHES;
-    /**
-     * Once a group is committed, before its pokes: the batches run after it
-     * start to be stored. store() calls it only after a turn, never within
-     * the call that starts the group it calls it for, so `storing` always
-     * ends up being the newest group.
-     */
-    const successor = (): void => {
-      if (ran.length === 0 || !this.stillValid(ran[0]!.epoch)) return;
-      const group = ran.slice(0, groupLimit);
-      ran = ran.slice(groupLimit);
-      storing = this.store(group, successor);
-    };
-    /** Waits for the group being stored and goes on with the next. */
-    const next = async (): Promise<void> => {
-      this.storingGroup(ran.length);
-      const current = storing;
-      const retry = await current;
-      // Committed, and the batches run after it are being stored already.
-      if (storing !== current) return;
-      storing = undefined;
-      const waiting = ran;
-      ran = [];
-      if (retry !== undefined) {
-        // Not stored: the engine's state held it and the batches after it, and was reloaded; they all run again in turn.
-        await this.processBatches(retry.batches, retry.failure);
-        await this.processBatches(waiting.map((r) => r.batch));
-      } else if (waiting.length > 0 && !this.stillValid(waiting[0]!.epoch)) {
-        await this.processBatches(waiting.map((r) => r.batch));
-      } else if (waiting.length > 0) {
-        storing = this.store(waiting.slice(0, groupLimit), successor);
-        ran = waiting.slice(groupLimit);
-      }
-    };
-    /** Everything run ahead is stored (or given up), nothing in the background. */
-    const settleAll = async (): Promise<void> => {
-      while (storing !== undefined) await next();
-    };
     try {
       for (;;) {
-        if (this.queue.length === 0 || (storing !== undefined && ran.length >= groupLimit)) {
-          if (storing === undefined) break;
+        if (this.queue.length === 0 || (this.storing !== undefined && this.ran.length >= this.groupLimit)) {
+          if (this.storing === undefined) break;
           // Until the group is stored, or something arrives that can run meanwhile.
-          this.storingGroup(ran.length);
-          const current = storing;
+          this.storingGroup(this.ran.length);
+          const current = this.storing;
           const stored = this.queue.length > 0 || (await Promise.race([current.then(() => true), new Promise<false>((resolve) => (this.wake = () => resolve(false)))]));
           this.wake = undefined;
           // (Its successor may be under way already: then look again.)
-          if (stored && storing === current) await next();
+          if (stored && this.storing === current) await this.storeNext();
           continue;
         }
         const first = this.queue[0]!;
         if (first.kind === 'run') {
-          await settleAll();
+          await this.settleStores();
           this.queue.shift();
           this.activity = 'a queued task (connect, pull, catch-up, admin)';
           await first.run();
@@ -406,20 +373,62 @@ export class Room {
         if (batch.pushes.length === 0 && batch.presence.length === 0) continue;
         const ahead = this.lockless() ? await this.runAhead(batch) : undefined;
         if (ahead?.result !== undefined && this.stillValid(ahead.epoch)) {
-          ran.push({ batch, result: ahead.result, epoch: ahead.epoch });
-          if (storing === undefined) await next();
+          this.ran.push({ batch, result: ahead.result, epoch: ahead.epoch });
+          // Nothing being stored, so nothing else ran ahead: it starts to be stored at once (storeNext() without its wait).
+          if (this.storing === undefined) this.storing = this.store(this.ran.splice(0, this.groupLimit));
         } else {
-          await settleAll();
+          await this.settleStores();
           await this.processBatch(batch, { timedOut: ahead?.timedOut ?? [] });
         }
       }
     } finally {
+      // (Both are so already, unless something unexpected threw: what a drain left is not the next one's.)
+      this.storing = undefined;
+      this.ran = [];
       this.running = false;
       const waiters = this.idleWaiters;
       this.idleWaiters = [];
       for (const w of waiters) w();
       this.checkIdle();
     }
+  }
+
+  /**
+   * Once a group is committed, before its pokes: the batches run after it
+   * start to be stored. store() calls it only after a turn, never within
+   * the call that starts the group it calls it for, so `storing` always
+   * ends up being the newest group.
+   */
+  private storeSuccessor(): void {
+    if (this.ran.length === 0 || !this.stillValid(this.ran[0]!.epoch)) return;
+    this.storing = this.store(this.ran.splice(0, this.groupLimit));
+  }
+
+  /** Waits for the group being stored and goes on with the next. */
+  private async storeNext(): Promise<void> {
+    this.storingGroup(this.ran.length);
+    const current = this.storing;
+    const retry = await current;
+    // Committed, and the batches run after it are being stored already.
+    if (this.storing !== current) return;
+    this.storing = undefined;
+    const waiting = this.ran;
+    this.ran = [];
+    if (retry !== undefined) {
+      // Not stored: the engine's state held it and the batches after it, and was reloaded; they all run again in turn.
+      await this.processBatches(retry.batches, retry.failure);
+      await this.processBatches(waiting.map((r) => r.batch));
+    } else if (waiting.length > 0 && !this.stillValid(waiting[0]!.epoch)) {
+      await this.processBatches(waiting.map((r) => r.batch));
+    } else if (waiting.length > 0) {
+      this.storing = this.store(waiting.slice(0, this.groupLimit));
+      this.ran = waiting.slice(this.groupLimit);
+    }
+  }
+
+  /** Everything run ahead is stored (or given up), nothing in the background. */
+  private async settleStores(): Promise<void> {
+    while (this.storing !== undefined) await this.storeNext();
   }
 
   /** Runs batches again in order, each locked if need be and stored alone; `failure` is the first one's first attempt's. */
@@ -429,15 +438,21 @@ export class Room {
 
   /** The tasks at the head of the queue up to the next `run`. */
   private takeBatch(): Batch {
+    const pushes: QueuedPush[] = [];
+    const pushers = new Set<ClientConnection>();
+    const presence: PresenceChange[] = [];
     let n = 0;
-    while (n < this.queue.length && this.queue[n]!.kind !== 'run') n++;
-    const tasks = this.queue.splice(0, n) as Exclude<Task, { kind: 'run' }>[];
-    const pushes = tasks.filter((t) => t.kind === 'push');
-    return {
-      pushes,
-      pushers: [...new Set(pushes.map((p) => p.conn))],
-      presence: tasks.flatMap((t) => (t.kind === 'presence' ? [t.change] : [])),
-    };
+    for (; n < this.queue.length; n++) {
+      const task = this.queue[n]!;
+      if (task.kind === 'run') break;
+      if (task.kind === 'presence') presence.push(task.change);
+      else {
+        pushes.push(task);
+        pushers.add(task.conn);
+      }
+    }
+    this.queue.splice(0, n);
+    return { pushes, pushers: [...pushers], presence };
   }
 
   /** Whether a batch run on the state of load `epoch` still holds: that state is the one loaded, and the room serves. */
@@ -472,14 +487,16 @@ export class Room {
    * Stores batches run ahead (one commit) and pokes for each in turn;
    * answers them when they must run again (the storage refused them as
    * stale or could not be reached: the engine's state holds them, and
-   * perhaps the next ones, so it is reloaded). Once committed, `committed`
-   * runs before the pokes (it sends the next group's commit). Both only
-   * after an await, never within this call: the caller (the group before's
-   * `committed`) has then assigned `storing` and poked its own group, so
-   * groups settle strictly in order and the one being stored stays tracked.
+   * perhaps the next ones, so it is reloaded). Once committed,
+   * storeSuccessor runs before the pokes (it sends the next group's
+   * commit). Both only after an await, never within this call: the caller
+   * (the group before's storeSuccessor) has then assigned `storing` and
+   * poked its own group, so groups settle strictly in order and the one
+   * being stored stays tracked.
    */
-  private async store(group: readonly RanBatch[], committed: () => void): Promise<StoreRetry | undefined> {
-    const commits = group.flatMap((r) => (r.result.commit === undefined ? [] : [r.result.commit]));
+  private async store(group: readonly RanBatch[]): Promise<StoreRetry | undefined> {
+    const commits: BatchCommit[] = [];
+    for (const r of group) if (r.result.commit !== undefined) commits.push(r.result.commit);
     try {
       if (commits.length === 1) await this.deps.storage.commitBatch(this.roomID, commits[0]!);
       else if (commits.length > 1) await this.deps.storage.commitBatches!(this.roomID, commits);
@@ -495,7 +512,7 @@ export class Room {
     }
     if (commits.length > 0) this.deps.counters.commits++;
     try {
-      committed();
+      this.storeSuccessor();
       for (const r of group) this.settled(r.batch, r.result);
     } catch (error) {
       // Not expected (answering a stored group): the state in memory can no longer be trusted; reload it from storage.
@@ -811,10 +828,10 @@ export class Room {
   private poke(result: BatchResult, pushes: readonly QueuedPush[]): void {
     const commit = result.commit!;
     this.deps.counters.batches++;
-    const requestIDs = new Map<ClientConnection, string>();
-    for (const { conn, requestID } of pushes) if (!requestIDs.has(conn)) requestIDs.set(conn, requestID);
     const fallback = pushes[0]?.requestID ?? '';
-    this.pokeDelta({ version: commit.version, patchJSON: result.patchJSON, changesByGroup: result.changesByGroup }, (conn) => requestIDs.get(conn) ?? fallback);
+    // A pusher gets the request id of its first push in the batch, every other connection the batch's first (so with one push, all do).
+    const requestIDs = pushes.length > 1 ? firstRequestIDs(pushes) : undefined;
+    this.pokeDelta({ version: commit.version, patchJSON: result.patchJSON, changesByGroup: result.changesByGroup }, (conn) => requestIDs?.get(conn) ?? fallback);
   }
 
   private fail(error: StorageError): void {
@@ -829,15 +846,23 @@ export class Room {
   }
 }
 
+function firstRequestIDs(pushes: readonly QueuedPush[]): Map<ClientConnection, string> {
+  const requestIDs = new Map<ClientConnection, string>();
+  for (const { conn, requestID } of pushes) if (!requestIDs.has(conn)) requestIDs.set(conn, requestID);
+  return requestIDs;
+}
+
 function batchRequest(batch: Batch, timedOut: readonly MutationPlace[]): HostBatchRequest {
-  return {
-    pushes: batch.pushes.map(({ conn, body }) => {
-      const from = { conn: batch.pushers.indexOf(conn), auth: conn.auth, budgetKey: conn.newClientBudgetKey };
-      return typeof body === 'string' ? { ...from, frame: body } : { ...from, push: body };
-    }),
-    timedOut,
-    ...(batch.presence.length === 0 ? {} : { presence: batch.presence }),
-  };
+  const pushes: HostPush[] = [];
+  for (const { conn, body } of batch.pushes) {
+    const number = batch.pushers.indexOf(conn);
+    pushes.push(
+      typeof body === 'string'
+        ? { conn: number, auth: conn.auth, budgetKey: conn.newClientBudgetKey, frame: body }
+        : { conn: number, auth: conn.auth, budgetKey: conn.newClientBudgetKey, push: body },
+    );
+  }
+  return batch.presence.length === 0 ? { pushes, timedOut } : { pushes, timedOut, presence: batch.presence };
 }
 
 /** Stored values no client accepts (written before the depth limit) are not served: say so once per load. */

@@ -42,6 +42,21 @@ describe('ServerTransaction', () => {
     await expect(tx.put('x', new Date() as never)).rejects.toMatchObject({ kind: 'NotJSON' });
   });
 
+  it('checks every key it is given, a key read before and written after too', async () => {
+    const { tx } = setup({ a: 1 });
+    await expect(tx.get(undefined as never)).rejects.toBeInstanceOf(TypeError);
+    await expect(tx.has(undefined as never)).rejects.toBeInstanceOf(TypeError);
+    const long = 'k'.repeat(3000);
+    await expect(tx.get(long)).rejects.toMatchObject({ kind: 'InvalidKey' });
+    await expect(tx.put(long, 1)).rejects.toMatchObject({ kind: 'InvalidKey' });
+    expect(await tx.get('a')).toBe(1);
+    await expect(tx.put('a\u0000', 2)).rejects.toMatchObject({ kind: 'InvalidKey' });
+    await expect(tx.put('\uD800', 2)).rejects.toMatchObject({ kind: 'InvalidKey' });
+    await expect(tx.del(1 as never)).rejects.toBeInstanceOf(TypeError);
+    await tx.put('a', 2);
+    expect(await tx.get('a')).toBe(2);
+  });
+
   it("at the end of a slice, a mutator's unawaited reads and writes land in call order, and a put stores its value as it was at the call", async () => {
     const data = new RoomData(1);
     const deferred: (() => void)[] = [];

@@ -35,6 +35,8 @@ export function authOf(tx: WriteTransaction): AuthData | undefined {
 export class ServerTransaction implements ServerWriteTransaction {
   readonly reason: TransactionReason = 'authoritative';
   private closed = false;
+  /** The last key that passed checkKey: a mutator that reads a key and then writes it has it checked once. */
+  private checkedKey: string | undefined;
 
   constructor(
     readonly clientID: string,
@@ -53,12 +55,19 @@ export class ServerTransaction implements ServerWriteTransaction {
     if (this.closed) throw new TransactionClosedError();
   }
 
+  private checkKeyOnce(key: string): void {
+    // (Until a key passed, nothing is taken as checked: not even an undefined key.)
+    if (this.checkedKey !== undefined && key === this.checkedKey) return;
+    checkKey(key);
+    this.checkedKey = key;
+  }
+
   async get(key: string): Promise<ReadonlyJSONValue | undefined> {
     // Waits only when the slice is over (an `await undefined` would still cost a turn per call).
     const slice = this.pace();
     if (slice !== undefined) await slice;
     this.checkOpen();
-    checkKey(key);
+    this.checkKeyOnce(key);
     return this.batch.data.get(key);
   }
 
@@ -66,7 +75,7 @@ export class ServerTransaction implements ServerWriteTransaction {
     const slice = this.pace();
     if (slice !== undefined) await slice;
     this.checkOpen();
-    checkKey(key);
+    this.checkKeyOnce(key);
     return this.batch.data.get(key) !== undefined;
   }
 
@@ -79,7 +88,7 @@ export class ServerTransaction implements ServerWriteTransaction {
 
   async put(key: string, value: ReadonlyJSONValue): Promise<void> {
     this.checkOpen();
-    checkKey(key);
+    this.checkKeyOnce(key);
     checkWritableKey(key);
     // The value as it is now, as the client's put takes it (the mutator may change its object while this waits).
     const copy = frozenJSONCopy(key, value);
@@ -93,7 +102,7 @@ export class ServerTransaction implements ServerWriteTransaction {
     const slice = this.pace();
     if (slice !== undefined) await slice;
     this.checkOpen();
-    checkKey(key);
+    this.checkKeyOnce(key);
     checkWritableKey(key);
     return this.batch.write(key, undefined);
   }

@@ -1,6 +1,6 @@
 import type { RoomChanges, StoredRoom } from '../storage/types';
 import { unwireBatch } from './worker-protocol';
-import { EngineLostError, type ClientBinding, type HostBatchRequest, type ConnectRequest, type EngineHost, type OpenReport } from './engine-types';
+import { EngineLostError, type BatchResult, type ClientBinding, type HostBatchRequest, type ConnectRequest, type EngineHost, type OpenReport } from './engine-types';
 import type { MutationGuard } from './mutation-guard';
 import { RoomPacer, type ThreadPace } from './pacer';
 import { RoomEngine, type EngineOptions } from './room-engine';
@@ -29,8 +29,13 @@ export class LocalEngineHost implements EngineHost {
     return this.engine(roomID).connect(request);
   }
 
-  async batch(roomID: string, request: HostBatchRequest) {
-    return this.engine(roomID).batch(unwireBatch(request));
+  /** Not async: the engine's promise is handed back as it is (wrapping it in another costs turns of the event loop on every push). */
+  batch(roomID: string, request: HostBatchRequest): Promise<BatchResult> {
+    try {
+      return this.engine(roomID).batch(unwireBatch(request));
+    } catch (error) {
+      return Promise.reject(error);
+    }
   }
 
   async pull(roomID: string, clientGroupID: string, cookie: number | null) {

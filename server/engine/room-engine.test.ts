@@ -1,4 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import type { ReadonlyJSONValue } from '../../protocol/json';
+import type { WriteTransaction } from '../../src/db/transaction-types';
 import type { PushBody } from '../../src/protocol';
 import { conformanceMutators } from '../conformance-mutators';
 import type { StoredRoom } from '../storage/types';
@@ -80,5 +82,42 @@ describe('RoomEngine with ids that are also names of Object.prototype', () => {
     expect((Object as unknown as Record<string, unknown>).c).toBeUndefined();
     expect((Object.prototype.toString as unknown as Record<string, unknown>).c).toBeUndefined();
     expect(e.pull(group, null).lastMutationIDChanges).toEqual({ c: 3 });
+  });
+});
+
+describe('RoomEngine size limit', () => {
+  const big = JSON.stringify('x'.repeat(200));
+  const overLimit: StoredRoom = { ...stored, meta: { ...stored.meta, version: 1 }, entries: [{ key: 'big', json: big, version: 1 }] };
+  const mutators = {
+    ...conformanceMutators,
+    /** Writes `key` and deletes `big` in one mutation. */
+    async swap(tx: WriteTransaction, args: { key: string }): Promise<void> {
+      await tx.put(args.key, 1);
+      await tx.del('big');
+    },
+  };
+  const limited = () => new RoomEngine('r', overLimit, [], { mutators, maxMutationsPerPush: 100, maxTombstones: 100, maxRoomBytes: 100, newClientsPerUser: 1000 }, guard, new RoomPacer(pace));
+  const mutation = (id: number, name: string, args: ReadonlyJSONValue) => ({ id, clientID: 'c', name, args, timestamp: 0 });
+  const pushOf = (...mutations: ReturnType<typeof mutation>[]): PushBody => ({ timestamp: 0, clientGroupID: 'g', mutations, pushVersion: 1, schemaVersion: '1', requestID: 'r' });
+
+  it('a room over its limit skips a mutation that grows it, and runs those that leave it as big or make it smaller, in one batch', async () => {
+    const e = limited();
+    e.connect({ clientID: 'c', clientGroupID: 'g', userID: 'u', baseCookie: 1, lmid: 0 });
+    const before = e.stats().bytes;
+    const result = await e.batch({
+      pushes: [
+        {
+          conn: 0,
+          auth,
+          push: pushOf(mutation(1, 'put', { key: 'small', value: 1 }), mutation(2, 'put', { key: 'big', value: JSON.parse(big) }), mutation(3, 'swap', { key: 'small' })),
+        },
+      ],
+      timedOut: [],
+    });
+    expect(result.failedCount).toBe(1);
+    expect(result.failed[0]).toMatchObject({ mutationID: 1, error: { name: 'RoomSizeLimitError' } });
+    expect(result.changesByGroup).toEqual({ g: { c: 3 } });
+    expect(JSON.parse(result.patchJSON)).toEqual([{ op: 'del', key: 'big' }, { op: 'put', key: 'small', value: 1 }]);
+    expect(e.stats().bytes).toBeLessThan(before);
   });
 });

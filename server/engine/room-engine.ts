@@ -57,6 +57,8 @@ export class RoomEngine {
   private readonly newClients: NewClientBudget;
   /** Stored values that nest deeper than any client accepts (written before the limit): not served. */
   readonly unservable: readonly string[];
+  /** What a transaction calls before each read or write (one function for every mutation). */
+  private readonly pace: () => Promise<void> | undefined;
 
   constructor(
     readonly roomID: string,
@@ -67,6 +69,7 @@ export class RoomEngine {
     private readonly pacer: RoomPacer,
   ) {
     this.data = new RoomData(stored.meta.version, stored.meta.tombstoneHorizon);
+    this.pace = () => pacer.check();
     this.newClients = roomNewClientBudget(roomID, options.newClientsPerUser, NEW_CLIENT_WINDOW_MS);
     const unservable: string[] = [];
     const servable = stored.entries.filter((e) => {
@@ -176,15 +179,18 @@ export class RoomEngine {
   async batch(request: BatchRequest): Promise<BatchResult> {
     const run = new BatchRun(this.data, this.data.version + 1);
     const failures: { conn: number; kind: ClientError['kind']; message: string }[] = [];
-    const refused = new Set<number>();
-    const presenceWritten = writePresenceChanges(run.writer, request.presence ?? []);
+    /** Connections whose push was refused in this batch: their later pushes do not run. */
+    let refused: Set<number> | undefined;
+    const presenceWritten = request.presence !== undefined && writePresenceChanges(run.writer, request.presence);
     this.pacer.begin();
     try {
-      for (const [index, input] of request.pushes.entries()) {
-        if (refused.has(input.conn)) continue;
-        const error = await this.applyPush(index, input, request.timedOut, run);
+      const { pushes, timedOut } = request;
+      for (let index = 0; index < pushes.length; index++) {
+        const input = pushes[index]!;
+        if (refused?.has(input.conn) === true) continue;
+        const error = await this.applyPush(index, input, timedOut, run);
         if (error !== undefined) {
-          refused.add(input.conn);
+          (refused ??= new Set()).add(input.conn);
           failures.push({ conn: input.conn, kind: error.kind, message: error.message });
         }
       }
@@ -195,13 +201,13 @@ export class RoomEngine {
       run.writer.rollbackBatch();
       return { failures, commit: undefined, patchJSON: '[]', changesByGroup: {}, mutations: run.mutations, failedCount: run.failedCount, failed: run.failed };
     }
-    return { failures, ...this.settle(run) };
+    return this.settle(run, failures);
   }
 
-  private settle(run: BatchRun): Omit<BatchResult, 'failures'> {
+  private settle(run: BatchRun, failures: BatchResult['failures']): BatchResult {
     const { entries, patchJSON } = run.writer.finish();
     const clients: StoredClient[] = [];
-    for (const [clientID, r] of run.changed) clients.push({ clientID, ...r });
+    for (const [clientID, r] of run.changed) clients.push({ clientID, clientGroupID: r.clientGroupID, lastMutationID: r.lastMutationID, userID: r.userID });
     for (const clientID of this.unsaved) if (!run.changed.has(clientID)) clients.push({ clientID, ...this.data.clients.get(clientID)! });
     const horizon = this.data.horizonKeeping(this.options.maxTombstones);
     const commit = {
@@ -221,7 +227,7 @@ export class RoomEngine {
       setOwn(ownRecord(changesByGroup, r.clientGroupID), clientID, r.lastMutationID);
     }
     if (horizon !== undefined) this.data.dropTombstones(horizon);
-    return { commit, patchJSON, changesByGroup, mutations: run.mutations, failedCount: run.failedCount, failed: run.failed };
+    return { failures, commit, patchJSON, changesByGroup, mutations: run.mutations, failedCount: run.failedCount, failed: run.failed };
   }
 
   /** Runs the push's new mutations; returns the error that ends its connection, if any. */
@@ -231,7 +237,9 @@ export class RoomEngine {
       return new ClientError('InvalidPush', `Push has ${push.mutations.length} mutations; at most ${this.options.maxMutationsPerPush} are accepted per push`);
     }
     if (this.ofAnotherUser(push.clientGroupID, auth.userID)) return new ClientError('Unauthorized', `Client group ${push.clientGroupID} belongs to another user`);
-    for (const [mi, m] of push.mutations.entries()) {
+    const mutations = push.mutations;
+    for (let mi = 0; mi < mutations.length; mi++) {
+      const m = mutations[mi]!;
       const record = run.changed.get(m.clientID) ?? this.data.clients.get(m.clientID);
       // Whose it is first: another user learns nothing of the client (not even its group).
       if (record?.userID !== undefined && record.userID !== auth.userID) {
@@ -252,7 +260,7 @@ export class RoomEngine {
       // Only a mutation that will be applied makes a new client: its user's budget is taken here, after every check.
       if (record === undefined && !this.newClients.take(input.budgetKey ?? auth.userID)) return new ClientError('InvalidPush', tooManyNewClients(this.roomID, this.newClients.perWindow));
       const place = { push: index, mutation: mi };
-      if (timedOut.some((t) => t.push === place.push && t.mutation === place.mutation)) {
+      if (timedOut.length > 0 && timedOut.some((t) => t.push === index && t.mutation === mi)) {
         run.fail(m, auth, { name: 'MutatorTimeoutError', message: `Mutator ${m.name} was stopped: it ran past the mutator timeout` });
       } else {
         await this.runMutation(m, auth, place, run);
@@ -265,14 +273,16 @@ export class RoomEngine {
   }
 
   private async runMutation(m: Mutation, auth: AuthData, place: MutationPlace, run: BatchRun): Promise<void> {
-    const tx = new ServerTransaction(m.clientID, m.id, run.writer, auth, () => this.pacer.check());
+    const tx = new ServerTransaction(m.clientID, m.id, run.writer, auth, this.pace);
     run.mutations++;
+    const sizeBefore = this.data.byteSize;
     try {
       const impl = Object.hasOwn(this.options.mutators, m.name) ? this.options.mutators[m.name] : undefined;
       if (m.name === PRESENCE_MUTATION_NAME) setPresenceNatively(run.writer, m, auth);
       else if (impl === undefined) throw new UnknownMutatorError(m.name);
       else await this.guard.run(place, m, async () => impl(tx, m.args));
-      if (run.writer.mutationGrowth() > 0 && this.data.byteSize > this.options.maxRoomBytes) {
+      // Only this mutation wrote meanwhile (the room runs one thing at a time): the size moved by what it wrote.
+      if (this.data.byteSize > sizeBefore && this.data.byteSize > this.options.maxRoomBytes) {
         throw new RoomSizeLimitError(this.roomID, this.data.byteSize, this.options.maxRoomBytes);
       }
       run.writer.endMutation();
