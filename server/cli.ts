@@ -14,6 +14,7 @@ import { createServer, type ListeningInfo, type MutatorsModule } from './index';
 import { systemClock, systemTimers } from './clock';
 import { LocalRoomWindows } from './room-quota';
 import { createAcceptor } from './processes/acceptor';
+import { MutationDeadlines } from './engine/mutation-deadlines';
 import { roomProcessGuard } from './processes/process-guard';
 import { ROOM_PROCESS_ENV } from './processes/process-protocol';
 import { runRoomProcess } from './processes/room-process';
@@ -125,9 +126,10 @@ async function main(): Promise<void> {
   }
   if (roomProcess) {
     const options = { ...config.options, mutators: appMutators, storage, logger };
+    const deadlines = new MutationDeadlines(systemTimers, mutatorTimeoutMs);
     return runRoomProcess({
       start: (board, stuck, roomWindows) =>
-        createServer(options, { guardFor: (roomID) => roomProcessGuard(roomID, board, stuck, systemTimers, mutatorTimeoutMs), socketsCounted: true, roomWindows }),
+        createServer(options, { guardFor: (roomID) => roomProcessGuard(roomID, board, stuck, deadlines, mutatorTimeoutMs), socketsCounted: true, roomWindows }),
       mutatorTimeoutMs,
       logger,
     });

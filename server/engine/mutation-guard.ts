@@ -1,5 +1,6 @@
 import type { Timers } from '../clock';
 import { MutatorTimeoutError } from '../errors';
+import { MutationDeadlines } from './mutation-deadlines';
 import type { Mutation } from '../../src/protocol';
 import type { MutationPlace } from './engine-types';
 
@@ -13,15 +14,25 @@ export interface MutationGuard {
  * (its room goes on). It cannot stop synchronous code: only a worker can.
  */
 export function timerGuard(timers: Timers, timeoutMs: number): MutationGuard {
-  return {
-    run(_place, mutation, call) {
-      let handle: unknown;
-      const timeout = new Promise<never>((_, reject) => {
-        handle = timers.setTimeout(() => reject(new MutatorTimeoutError(mutation.name, timeoutMs)), timeoutMs);
-      });
-      return Promise.race([call(), timeout]).finally(() => timers.clearTimeout(handle));
-    },
-  };
+  const deadlines = new MutationDeadlines(timers, timeoutMs);
+  return { run: (_place, mutation, call) => withDeadline(deadlines, call, () => new MutatorTimeoutError(mutation.name, timeoutMs)) };
+}
+
+/** `call()`'s outcome, or a rejection with `timedOut()` once its deadline passed first. */
+export function withDeadline<T>(deadlines: MutationDeadlines, call: () => Promise<T>, timedOut: () => Error): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const deadline = deadlines.add(() => reject(timedOut()));
+    call().then(
+      (value) => {
+        deadline.done = true;
+        resolve(value);
+      },
+      (error: unknown) => {
+        deadline.done = true;
+        reject(error);
+      },
+    );
+  });
 }
 
 /** Slots of the shared board a worker marks its running mutation on. */

@@ -1,6 +1,6 @@
-import type { Timers } from '../clock';
 import { MutatorTimeoutError } from '../errors';
-import type { MutationGuard } from '../engine/mutation-guard';
+import type { MutationDeadlines } from '../engine/mutation-deadlines';
+import { withDeadline, type MutationGuard } from '../engine/mutation-guard';
 import type { StuckBoard, StuckList } from './stuck-board';
 
 /** What a mutation that had its room process stopped fails with when it comes again. */
@@ -13,34 +13,31 @@ export class StoppedMutatorError extends Error {
 
 /**
  * The guard of a room process's mutators: one that does not settle within
- * the timeout fails (its room goes on); each is on the board from its start
+ * the timeout fails (its room goes on; `deadlines` are the process's, one
+ * timer for all its rooms); each is on the board from its start
  * until its promise settles, also after its timer failed it (it may go on
  * running), where the process's watchdog sees one stuck in synchronous code
  * and stops the process; and a mutation that stopped the process before is
  * skipped.
  */
-export function roomProcessGuard(roomID: string, board: StuckBoard, stuck: StuckList, timers: Timers, timeoutMs: number): MutationGuard {
+export function roomProcessGuard(roomID: string, board: StuckBoard, stuck: StuckList, deadlines: MutationDeadlines, timeoutMs: number): MutationGuard {
   return {
     run(_place, mutation, call) {
       if (stuck.has(roomID, mutation.clientID, mutation.id)) return Promise.reject(new StoppedMutatorError(mutation.name));
       const slot = board.started(roomID, mutation);
-      let running;
-      try {
-        running = call();
-      } catch (error) {
-        board.settled(slot);
-        return Promise.reject(error);
-      }
       const settled = () => board.settled(slot);
-      running.then(settled, settled);
-      let handle: unknown;
-      const timeout = new Promise<never>((_, reject) => {
-        handle = timers.setTimeout(() => {
+      return withDeadline(
+        deadlines,
+        () => {
+          const running = call();
+          running.then(settled, settled);
+          return running;
+        },
+        () => {
           board.timedOut(slot);
-          reject(new MutatorTimeoutError(mutation.name, timeoutMs));
-        }, timeoutMs);
-      });
-      return Promise.race([running, timeout]).finally(() => timers.clearTimeout(handle));
+          return new MutatorTimeoutError(mutation.name, timeoutMs);
+        },
+      );
     },
   };
 }
