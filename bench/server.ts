@@ -32,6 +32,11 @@ const ROOT = fileURLToPath(new URL('../', import.meta.url));
 const ADMIN_KEY = 'bench-admin-key';
 const RTT_SAMPLES = 2000;
 const RTT_WARMUP = 200;
+/**
+ * Rooms each push → own poke server gets an unmeasured run in before the rounds (a round's room is new, and with
+ * room processes lands in either process: each is a JIT of its own to warm), so long-running servers are compared.
+ */
+const RTT_WARMUP_ROOMS = 6;
 const FANOUT_CLIENTS = 100;
 const FANOUT_SAMPLES = 200;
 /** BENCH_SUSTAIN_MS: how long each sustained row runs (longer for profiles and per-thread CPU). */
@@ -849,12 +854,16 @@ async function serverBench(dataDir: string): Promise<void> {
     const inMain = await startServer(['--data-dir', join(dataDir, 'main-thread'), '--room-workers', '0']);
     const inWorkers = await startServer(['--data-dir', join(dataDir, 'workers'), '--room-workers', String(Math.max(2, availableParallelism()))]);
     const baseline = RTT_BASELINE_DIR === undefined ? undefined : await startServer(['--data-dir', join(dataDir, 'baseline')], RTT_BASELINE_DIR);
+    // The default flags alone (`full` takes a bigger new-client budget for the fan-out).
+    const byDefault = await startServer(['--data-dir', join(dataDir, 'default')]);
     const series = [
-      { name: 'default (room processes)', server: full },
+      { name: 'default (room processes)', server: byDefault },
       { name: 'rooms in workers', server: inWorkers },
       { name: 'in the main thread', server: inMain },
       ...(baseline === undefined ? [] : [{ name: 'baseline checkout', server: baseline }]),
     ].map((s) => ({ ...s, rounds: [] as number[][] }));
+    // Unmeasured first: every server (each of its room processes, with rooms that hash to either) warmed up alike.
+    for (const s of series) for (let i = 0; i < RTT_WARMUP_ROOMS; i++) await pushRoundTrips(s.server.url);
     // Each round starts one server later in this list, so no row is always measured on a warmer (or busier) machine.
     for (let round = 0; round < RTT_ROUNDS; round++) {
       for (let k = 0; k < series.length; k++) {
@@ -865,6 +874,7 @@ async function serverBench(dataDir: string): Promise<void> {
     if (baseline !== undefined) await stop(baseline);
     await stop(inWorkers);
     await stop(inMain);
+    await stop(byDefault);
     const normal = await startServer(['--data-dir', join(dataDir, 'normal'), '--synchronous', 'NORMAL']);
     const normalTimes = await pushRoundTrips(normal.url);
     await stop(normal);
