@@ -26,6 +26,7 @@ import { join, relative, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
 import { gzipSync } from 'node:zlib';
+import { childProcessIDs } from '../server/test-support/child-server';
 import { build as esbuild, type Metafile, type OutputFile } from 'esbuild';
 
 const ROOT = resolve(import.meta.dirname, '..');
@@ -152,20 +153,6 @@ function processExists(pid: number): boolean {
   } catch {
     return false;
   }
-}
-
-/** Processes whose parent is `pid` (a server's room processes), from /proc. */
-function childProcesses(pid: number): number[] {
-  const children: number[] = [];
-  for (const entry of readdirSync('/proc')) {
-    if (!/^[0-9]+$/.test(entry)) continue;
-    try {
-      if (Number(readFileSync(`/proc/${entry}/stat`, 'utf8').split(') ')[1]!.split(' ')[1]) === pid) children.push(Number(entry));
-    } catch {
-      // ended meanwhile
-    }
-  }
-  return children;
 }
 
 const work = mkdtempSync(join(tmpdir(), 'roomsync-package-'));
@@ -302,7 +289,7 @@ export const mutators = {
         reject(new Error(`roomsync-server exited (${how}) before listening; stderr:\n${stderr.join('\n')}`));
       });
     });
-    const roomProcesses = childProcesses(pid);
+    const roomProcesses = childProcessIDs(pid);
     if (roomProcesses.length < 2) throw new Error(`expected the default room processes (at least 2) under pid ${pid}, found ${roomProcesses.length}`);
     server = {
       pid,

@@ -56,5 +56,11 @@ describe('parseCliArgs', () => {
     expect(() => parseCliArgs(['--auth', 'webhook'])).toThrow(/needs the URL/);
     expect(() => parseCliArgs(['--trusted-proxies', '10.0.0.0/8'])).toThrow(/--trusted-proxies takes IP addresses/);
     expect(parseCliArgs(['--trusted-proxies', '[::1],10.0.0.5']).trustedProxies).toEqual(['[::1]', '10.0.0.5']);
+    // Longer than a timer can wait: Node would fire it after 1 ms.
+    for (const flag of ['--mutator-timeout-ms', '--idle-timeout-ms', '--presence-grace-ms']) {
+      expect(() => parseCliArgs([flag, '9000000000'])).toThrow(`${flag} must be an integer from`);
+      expect(parseCliArgs([flag, '2147483647']).limits).not.toEqual({});
+    }
+    expect(() => parseCliArgs(['--room-processes', '2', '--room-workers', '1'])).toThrow('Choose --room-processes or --room-workers');
   });
 });

@@ -1,5 +1,6 @@
 import { isIP } from 'node:net';
 import { ANSWER_WINDOW_MS } from './engine/spin-wait';
+import { MAX_TIMER_MS } from './limits';
 import { isLogLevel, type LogLevel } from './logger';
 
 export type CliAuth = { readonly kind: 'dev' } | { readonly kind: 'jwt' } | { readonly kind: 'webhook'; readonly url: string };
@@ -93,7 +94,8 @@ export const USAGE = `Usage: roomsync-server [options]   (from the repository: n
   --require-rooms           refuse connects to rooms not created through the admin API
   --mutators FILE[#name]    the app's mutators: an ES module (.js, .mjs; .ts with node --import tsx) and its export
                             (default export name: mutators); without it only the conformance mutators
-  --room-workers N          worker threads running rooms (default max(2, cores)); 0 runs them in the main thread
+  --room-workers N          worker threads running rooms when there are no room processes (default
+                            max(2, cores)); 0 runs them in the main thread
   --room-processes N        N processes serving rooms, each owning its rooms' sockets (a push never
                             crosses threads); a process with a mutator stuck in synchronous code is
                             restarted, and the clients of its rooms reconnect (default on SQLite:
@@ -124,19 +126,19 @@ export const USAGE = `Usage: roomsync-server [options]   (from the repository: n
 const DEFAULT_PORT = 8080;
 const MAX_INT = Number.MAX_SAFE_INTEGER;
 
-/** Integer options that land in `limits`, with their smallest value. */
-const LIMIT_FLAGS: Readonly<Record<string, [keyof CliOptions['limits'], number]>> = {
+/** Integer options that land in `limits`, with their smallest value (and largest, when it is not MAX_INT). */
+const LIMIT_FLAGS: Readonly<Record<string, [keyof CliOptions['limits'], number, number?]>> = {
   '--max-room-bytes': ['maxRoomBytes', 1],
   '--max-rooms': ['maxRooms', 0],
   '--rooms-per-user': ['roomsPerUser', 0],
   '--rooms-per-address': ['roomsPerAddress', 0],
   '--max-connections-per-address': ['maxConnectionsPerAddress', 1],
   '--new-clients-per-user': ['newClientsPerUser', 1],
-  '--idle-timeout-ms': ['idleTimeoutMs', 1],
+  '--idle-timeout-ms': ['idleTimeoutMs', 1, MAX_TIMER_MS],
   '--mutations-per-second': ['mutationsPerSecond', 1],
   '--bytes-per-second': ['bytesPerSecond', 1],
-  '--mutator-timeout-ms': ['mutatorTimeoutMs', 1],
-  '--presence-grace-ms': ['presenceGraceMs', 0],
+  '--mutator-timeout-ms': ['mutatorTimeoutMs', 1, MAX_TIMER_MS],
+  '--presence-grace-ms': ['presenceGraceMs', 0, MAX_TIMER_MS],
 };
 
 /** String options that land in `jwt`. */
@@ -194,7 +196,7 @@ export function parseCliArgs(argv: readonly string[]): CliOptions {
     };
     const limit = LIMIT_FLAGS[name];
     if (limit !== undefined) {
-      opts.limits[limit[0]] = integer(name, value(), limit[1], MAX_INT);
+      opts.limits[limit[0]] = integer(name, value(), limit[1], limit[2] ?? MAX_INT);
       continue;
     }
     const jwt = JWT_FLAGS[name];

@@ -78,9 +78,12 @@ async function main(): Promise<void> {
   } catch (error) {
     usageExit(error);
   }
-  const logger = createJSONLogger({ level: opts.logLevel, write: (line) => process.stderr.write(line), now: Date.now });
+  const roomProcessSlot = process.env[ROOM_PROCESS_ENV];
+  const roomProcess = roomProcessSlot !== undefined;
+  // A room process's lines say which one it is.
+  const fields = roomProcess ? { roomProcess: Number(roomProcessSlot), pid: process.pid } : undefined;
+  const logger = createJSONLogger({ level: opts.logLevel, write: (line) => process.stderr.write(line), now: Date.now, ...(fields === undefined ? {} : { fields }) });
   process.on('unhandledRejection', (error) => logger.error('unhandled rejection', { error }));
-  const roomProcess = process.env[ROOM_PROCESS_ENV] !== undefined;
   if (!roomProcess) for (const warning of config.warnings) logger.warn(warning);
 
   // Loaded here first (the room workers load it again), so a wrong path, export or file type stops the start with its reason.

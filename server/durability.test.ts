@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { appState } from './test-support/app-state';
-import { isRunning, killChildServers, startChildServer } from './test-support/child-server';
+import { childProcessIDs, isRunning, killChildServers, startChildServer } from './test-support/child-server';
 import { TestClient, uniqueID } from './test-support/test-client';
 
 const dataDir = mkdtempSync(join(tmpdir(), 'roomsync-durability-'));
@@ -37,12 +37,18 @@ function expectedState(clients: readonly { clientID: string }[], lmids: readonly
   return state;
 }
 
-describe('durability (child process, kill -9)', () => {
+/** One process serving every room, or the default room processes: kill -9 reaches every process that stores. */
+describe.each([
+  ['one process', ['--room-processes', '0']],
+  ['room processes', []],
+])('durability (%s, kill -9)', (_mode, modeArgs: string[]) => {
   it('never loses an acknowledged mutation and applies re-pushed ones exactly once', async () => {
     for (let round = 0; round < ROUNDS; round++) {
       const roomID = uniqueID('durable');
       const ids = Array.from({ length: CLIENTS }, () => ({ clientID: uniqueID('c'), clientGroupID: uniqueID('g') }));
-      const first = await startChildServer(['--data-dir', dataDir, '--log-level', 'warn']);
+      const first = await startChildServer(['--data-dir', dataDir, '--log-level', 'warn', ...modeArgs]);
+      const roomProcesses = childProcessIDs(first.pid);
+      expect(roomProcesses.length > 0).toBe(modeArgs.length === 0);
       const clients = ids.map((x) => TestClient.connect(first.url, { roomID, ...x }));
       await Promise.all(clients.map((c) => c.ready()));
       const killAfter = 1 + Math.floor(Math.random() * CLIENTS * MUTATIONS_PER_CLIENT * 0.8);
@@ -66,12 +72,16 @@ describe('durability (child process, kill -9)', () => {
         step();
       });
       await killed$;
-      // The real server process: once it is gone nothing more can be acknowledged.
+      // The real server processes, all at once: once they are gone nothing more can be acknowledged.
+      for (const pid of roomProcesses) process.kill(pid, 'SIGKILL');
       expect(await first.stop('SIGKILL')).toBe('SIGKILL');
-      expect(isRunning(first.pid)).toBe(false);
+      // (A killed process stays a zombie until whoever adopted it reaps it.)
+      for (let i = 0; i < 500 && roomProcesses.some(isRunning); i++) await new Promise((r) => setTimeout(r, 10));
+      expect([first.pid, ...roomProcesses].filter(isRunning)).toEqual([]);
       const acked = clients.map((c) => c.lmid);
 
-      const second = await startChildServer(['--data-dir', dataDir, '--log-level', 'warn']);
+      const second = await startChildServer(['--data-dir', dataDir, '--log-level', 'warn', ...modeArgs]);
+      const secondProcesses = childProcessIDs(second.pid);
       const again = ids.map((x, i) => TestClient.connect(second.url, { roomID, ...x, lmid: acked[i]! }));
       await Promise.all(again.map((c) => c.ready()));
       const recovered = again.map((c) => c.lmid);
@@ -89,7 +99,7 @@ describe('durability (child process, kill -9)', () => {
       }
       await Promise.all(again.map((c) => c.close()));
       expect(await second.stop('SIGTERM')).toBe(0);
-      expect(isRunning(second.pid)).toBe(false);
+      expect([second.pid, ...secondProcesses].filter(isRunning)).toEqual([]);
     }
   }, 60_000);
 });

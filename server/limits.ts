@@ -46,3 +46,6 @@ export const DEFAULT_SLICE_MS = 10;
 /** CPU one room may use per budget window while other rooms of its thread wait. */
 export const DEFAULT_ROOM_CPU_BUDGET_MS = 500;
 export const ROOM_CPU_BUDGET_WINDOW_MS = 1000;
+
+/** The longest delay a timer takes (Node fires a longer one after 1 ms): the bound of every option that is a timer's delay. */
+export const MAX_TIMER_MS = 2_147_483_647;

@@ -14,16 +14,17 @@ export function isLogLevel(value: string): value is LogLevel {
   return (LOG_LEVELS as readonly string[]).includes(value);
 }
 
-/** Structured logs: one JSON object per line, written with `write`. */
+/** Structured logs: one JSON object per line, written with `write`; `fields` go on every line (after time, level and msg). */
 export function createJSONLogger(options: {
   level: LogLevel;
   write: (line: string) => void;
   now: () => number;
+  fields?: LogFields;
 }): Logger {
   const threshold = LOG_LEVELS.indexOf(options.level);
   const log = (level: Exclude<LogLevel, 'silent'>) => (message: string, fields?: LogFields) => {
     if (LOG_LEVELS.indexOf(level) < threshold) return;
-    const record: Record<string, unknown> = { time: new Date(options.now()).toISOString(), level, msg: message };
+    const record: Record<string, unknown> = { time: new Date(options.now()).toISOString(), level, msg: message, ...options.fields };
     if (fields) for (const [k, v] of Object.entries(fields)) record[k] = v instanceof Error ? describeError(v) : v;
     options.write(`${safeStringify(record)}\n`);
   };

@@ -10,6 +10,7 @@ import {
   DEFAULT_MUTATOR_TIMEOUT_MS,
   DEFAULT_ROOM_CPU_BUDGET_MS,
   DEFAULT_SLICE_MS,
+  MAX_TIMER_MS,
   ROOM_CPU_BUDGET_WINDOW_MS,
 } from '../limits';
 import type { Logger } from '../logger';
@@ -33,6 +34,7 @@ export function createEngineHost(options: ServerOptions, timers: Timers, logger:
   };
   const pace = { sliceMs: options.sliceMs ?? DEFAULT_SLICE_MS, roomBudgetMs: options.roomCpuBudgetMs ?? DEFAULT_ROOM_CPU_BUDGET_MS, windowMs: ROOM_CPU_BUDGET_WINDOW_MS };
   const mutatorTimeoutMs = options.mutatorTimeoutMs ?? DEFAULT_MUTATOR_TIMEOUT_MS;
+  if (!(mutatorTimeoutMs >= 1 && mutatorTimeoutMs <= MAX_TIMER_MS)) throw new RangeError(`mutatorTimeoutMs must be from 1 to ${MAX_TIMER_MS}, not ${mutatorTimeoutMs}`);
   if (options.mutatorsModule !== undefined) {
     if (options.mutators !== undefined) throw new TypeError('Give mutators or mutatorsModule, not both');
     return new WorkerEngineHost({

@@ -237,7 +237,8 @@ export class RoomProcessPool {
   private spawn(slot: Slot): void {
     const { options } = this;
     const child = fork(options.entry, [...options.args], {
-      execArgv: [...options.execArgv],
+      // Not the inspector's flags: each would take the same port (attach a debugger to a room process by its pid: kill -USR1).
+      execArgv: options.execArgv.filter((a) => !/^--inspect(-brk|-port|-wait)?(=|$)/.test(a)),
       env: { ...options.env, [ROOM_PROCESS_ENV]: String(slot.index) },
       stdio: ['ignore', 'inherit', 'inherit', 'ipc', 'pipe'],
       serialization: 'json',
@@ -263,13 +264,18 @@ export class RoomProcessPool {
 
   private onStuck(slot: Slot, child: ChildProcess, line: string): void {
     const inFlight = parseReport(line);
-    const stuck = inFlight === undefined ? undefined : blamed(inFlight);
-    if (stuck === undefined) return;
-    slot.stuck.add(stuck);
+    if (inFlight === undefined) return;
     slot.stuckStops++;
+    const stuck = blamed(inFlight);
+    const about = { slot: slot.index, pid: child.pid, underWay: inFlight };
+    if (stuck === undefined) {
+      this.options.logger.error('a mutator held its room process past the timeout (one already failed by its timer was still running); the process was stopped and starts again (the clients of its rooms reconnect)', about);
+      return;
+    }
+    slot.stuck.add(stuck);
     this.options.logger.error(
       'a mutator was stuck in synchronous code past the timeout; its room process was stopped and starts again, skipping that mutation (the clients of its rooms reconnect)',
-      { slot: slot.index, pid: child.pid, ...stuck, underWay: inFlight!.length },
+      { ...about, ...stuck },
     );
   }
 

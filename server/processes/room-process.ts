@@ -53,6 +53,8 @@ export function runRoomProcess(setup: RoomProcessSetup): void {
       case 'config': {
         if (server !== undefined) return;
         const board = new StuckBoard();
+        // A heartbeat for the watchdog: it stops while a mutator holds the thread.
+        setInterval(() => board.beat(), heartbeatMs(setup.mutatorTimeoutMs)).unref();
         const started = setup.start(board, new StuckList(message.stuck), windows);
         server = started;
         Promise.all([startWatchdog(board, setup.mutatorTimeoutMs, setup.logger), started.start()]).then(
@@ -98,6 +100,11 @@ export function runRoomProcess(setup: RoomProcessSetup): void {
   process.on('SIGTERM', () => shutDown('SIGTERM'));
   process.on('SIGINT', () => {}); // Ctrl+C reaches the whole process group: the acceptor decides.
   send({ kind: 'hello' });
+}
+
+/** A quarter of the mutator timeout, at most a second: several beats in the watchdog's window. */
+function heartbeatMs(mutatorTimeoutMs: number): number {
+  return Math.max(1, Math.min(mutatorTimeoutMs / 4, 1000));
 }
 
 /** The acceptor's windows of rooms created per user and per address, shared by every room process. */

@@ -159,6 +159,39 @@ describe('--room-processes', () => {
     expect(await server.stop('SIGTERM')).toBe(0);
   });
 
+  it('skips no mutation when one its timer failed was still under way (it may be the one that spins), so an innocent one is not failed', async () => {
+    const server = await start(['--room-processes', '2', '--mutators', HOSTILE_MUTATORS, '--mutator-timeout-ms', '300']);
+    const [zombieRoom, innocentRoom] = [roomIn(0, 2), roomIn(0, 2)];
+    const zombie = TestClient.connect(server.url, { roomID: zombieRoom });
+    const innocent = TestClient.connect(server.url, { roomID: innocentRoom });
+    await Promise.all([zombie.ready(), innocent.ready()]);
+    // Failed by its timer at 300 ms, it spins from 600 ms; the innocent one starts at ~400 ms and still waits then.
+    await zombie.acked(zombie.mutate('sleepThenSpin', { ms: 600 }));
+    await new Promise((r) => setTimeout(r, 100));
+    innocent.push([innocent.mutation('sleepThenPut', { ms: 400, key: 'innocent' })]);
+    await innocent.until(() => innocent.closed, 'the process to be stopped', 10_000);
+    const back = TestClient.connect(server.url, { roomID: innocentRoom, clientID: innocent.clientID, clientGroupID: innocent.clientGroupID });
+    await back.ready();
+    back.push([back.mutation('sleepThenPut', { ms: 1, key: 'innocent' }, 1)]);
+    await back.until(() => back.lmid === 1, 'the innocent mutation to run again');
+    expect(back.state.get('innocent')).toBe(true);
+    expect(server.stderr.join('\n')).toContain('one already failed by its timer was still running');
+    expect(await server.stop('SIGTERM')).toBe(0);
+  });
+
+  it('does not stop a process whose mutator only awaits past the timeout (failed by its timer; the thread goes on)', async () => {
+    const server = await start(['--room-processes', '2', '--mutators', HOSTILE_MUTATORS, '--mutator-timeout-ms', '200']);
+    const before = (await stats(server)).processes;
+    const slow = TestClient.connect(server.url, { roomID: roomIn(0, 2) });
+    await slow.ready();
+    const startedAt = Date.now();
+    await slow.acked(slow.mutate('sleepThenPut', { ms: 800, key: 'late' }));
+    // No mutation starts or settles meanwhile; the process answers the admin API until well past 1.25 timeouts.
+    while (Date.now() - startedAt < 1000) expect((await stats(server)).processes[0]!.pid).toBe(before[0]!.pid);
+    expect(slow.closed).toBe(false);
+    expect(await server.stop('SIGTERM')).toBe(0);
+  });
+
   it('routes admin requests as the room processes read their paths (percent-encoded segments decoded)', async () => {
     const server = await start(['--room-processes', '2']);
     const clients = [roomIn(0, 2), roomIn(1, 2)].map((roomID) => TestClient.connect(server.url, { roomID }));

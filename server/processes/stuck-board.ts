@@ -19,6 +19,7 @@ export const BOARD_SLOTS = 32;
 const SEQ = 0;
 const RUNNING = 1;
 const STARTS = 2;
+const BEAT = 3;
 const HEADER_INTS = 4;
 // Per slot: in use, start order, timed out, room bytes, client bytes; then the mutation id (f64) and the ids' text.
 const IN_USE = 0;
@@ -35,7 +36,8 @@ const SLOTS_OFFSET = HEADER_INTS * 4;
  * for a watchdog thread of the same process to read: a sequence that moves
  * whenever one starts or settles, how many are under way (an async mutator
  * may wait while another room's runs, and one failed by its timer may still
- * run), and each one's room, client and id in a slot of its own.
+ * run), each one's room, client and id in a slot of its own, and a heartbeat
+ * of the main thread's event loop.
  */
 export class StuckBoard {
   readonly buffer: SharedArrayBuffer;
@@ -98,6 +100,15 @@ export class StuckBoard {
     return Atomics.load(this.header, SEQ);
   }
 
+  /** The main thread's heartbeat: moves while its event loop turns (a thread stuck in a mutator stops it). */
+  beat(): void {
+    Atomics.add(this.header, BEAT, 1);
+  }
+
+  get beats(): number {
+    return Atomics.load(this.header, BEAT);
+  }
+
   get running(): number {
     return Atomics.load(this.header, RUNNING);
   }
@@ -124,13 +135,15 @@ export class StuckBoard {
  * Which of the mutations under way when the process was seen stuck is to
  * blame. A mutation stuck in synchronous code holds the thread, so every
  * other one under way started before it got stuck, while it awaited: the
- * oldest one its timer has not failed yet is taken. One already failed by its
- * timer is processed already (skipping it again changes nothing); it is taken
- * only when every one under way was, the newest of them.
+ * oldest is taken. None is when one its timer failed is still under way: it
+ * may be the one that blocks (it was processed as failed already), and
+ * skipping another would fail an innocent mutation; if that other one is
+ * the culprit, it stops the process again, alone this time.
  */
 export function blamed(inFlight: readonly InFlightMutation[]): StuckMutation | undefined {
-  const pick = inFlight.find((m) => !m.timedOut) ?? inFlight.at(-1);
-  return pick === undefined ? undefined : { roomID: pick.roomID, clientID: pick.clientID, mutationID: pick.mutationID };
+  if (inFlight.some((m) => m.timedOut)) return undefined;
+  const oldest = inFlight[0];
+  return oldest === undefined ? undefined : { roomID: oldest.roomID, clientID: oldest.clientID, mutationID: oldest.mutationID };
 }
 
 /** Most stuck mutations a room process is told to skip (the oldest are forgotten: their clients have long moved on). */

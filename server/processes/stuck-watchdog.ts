@@ -11,11 +11,10 @@ export interface WatchdogSetup {
 }
 
 /**
- * How long the board may stay still, with a mutation under way, before the
+ * How long the board may stay still (no mutation starting or settling, no
+ * heartbeat of the main thread), with a mutation under way, before the
  * process counts as stuck, in mutator timeouts: past one, so that a mutator
- * that only awaits too long is failed by its timer first (which moves the
- * board only when its promise settles: one that goes on running after its
- * timeout still holds it).
+ * that only awaits too long is failed by its timer first.
  */
 const STILL_TIMEOUTS = 1.25;
 /** How often the board is looked at, at most. */
@@ -25,13 +24,17 @@ const setup = workerData as WatchdogSetup;
 const board = new StuckBoard(setup.board);
 const stillFor = STILL_TIMEOUTS * setup.mutatorTimeoutMs;
 let lastSeq = board.seq;
+let lastBeats = board.beats;
 let stillSince = performance.now();
 setInterval(
   () => {
     const seq = board.seq;
+    const beats = board.beats;
     const now = performance.now();
-    if (seq !== lastSeq || board.running === 0) {
+    // Moving: a mutation started or settled, or the main thread's event loop turns (its mutators only await).
+    if (seq !== lastSeq || beats !== lastBeats || board.running === 0) {
       lastSeq = seq;
+      lastBeats = beats;
       stillSince = now;
       return;
     }
