@@ -6,8 +6,8 @@ import { manualTimers } from './test-support/manual-timers';
 import { uniqueID } from './test-support/test-client';
 import { startTestServer, type TestServer } from './test-support/test-server';
 
-/** Far beyond the retries this test looks at, so the poll's timer never comes first. */
-const POLL_MS = 600_000;
+/** Far beyond the retries this test looks at, so the poll's timer (and a mutation's deadline) never comes first. */
+const FAR_MS = 600_000;
 let t: TestServer | undefined;
 let storage: FlakySharedStorage;
 let clock: ReturnType<typeof manualTimers>;
@@ -23,7 +23,7 @@ describe('a shared storage that cannot be reached', () => {
   it('makes a batch wait and retry (50 ms doubling to 2 s), acknowledging nothing until it is stored', async () => {
     clock = manualTimers();
     storage = new FlakySharedStorage();
-    t = await startTestServer({ storage, timers: clock.timers, clock: { now: () => clock.now() }, clusterPollIntervalMs: POLL_MS });
+    t = await startTestServer({ storage, timers: clock.timers, clock: { now: () => clock.now() }, clusterPollIntervalMs: FAR_MS, mutatorTimeoutMs: FAR_MS });
     const c = t.connect({ roomID: uniqueID('room') });
     await c.ready();
     storage.down = true;
