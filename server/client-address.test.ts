@@ -45,6 +45,17 @@ describe('client address', () => {
     expect([open.tryOpen('a'), open.tryOpen('b')]).toEqual([false, true]);
   });
 
+  it('holds a place that is given back once, however often its release runs', () => {
+    const open = new AddressConnections(1, new Set());
+    const release = open.hold('a');
+    expect(release).toBeTypeOf('function');
+    expect(open.hold('a')).toBeUndefined();
+    release!();
+    release!();
+    expect(open.hold('a')).toBeTypeOf('function');
+    expect(open.hold('a')).toBeUndefined();
+  });
+
   it('without trusted proxies does not cap a loopback peer (a proxy on the same host); with them, only what they forward counts', () => {
     const sameHostProxy = new AddressConnections(1, new Set());
     expect([sameHostProxy.tryOpen('127.0.0.1'), sameHostProxy.tryOpen('127.0.0.1'), sameHostProxy.tryOpen('::1')]).toEqual([true, true, true]);

@@ -1,5 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import { decrementCount } from './counts';
+import { once } from './once';
 
 /**
  * An address as one form: without a port a proxy may append (`1.2.3.4:5678`,
@@ -51,6 +52,11 @@ export class AddressConnections {
     private readonly trustedProxies: ReadonlySet<string>,
   ) {}
 
+  /** Counts one socket of `address` when the cap allows: the function that gives its place back (once, however often called); undefined over the cap. */
+  hold(address: string): (() => void) | undefined {
+    return this.tryOpen(address) ? once(() => this.closed(address)) : undefined;
+  }
+
   tryOpen(address: string): boolean {
     if (this.trustedProxies.size === 0 && LOOPBACK.has(address)) return true;
     const n = this.open.get(address) ?? 0;
@@ -85,12 +91,7 @@ export class AddressConnections {
     const address = this.counted.get(socket);
     if (address === undefined) return () => {};
     this.counted.delete(socket);
-    let given = false;
-    return () => {
-      if (given) return;
-      given = true;
-      this.closed(address);
-    };
+    return once(() => this.closed(address));
   }
 
   /** Whether the socket was counted as it connected (an upgrade of it is not counted again). */

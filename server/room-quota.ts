@@ -1,4 +1,5 @@
 import { decrementCount } from './counts';
+import { once } from './once';
 import type { Clock } from './clock';
 import { ClientError } from './errors';
 import type { Storage } from './storage/types';
@@ -70,13 +71,11 @@ export class LocalRoomWindows implements RoomWindows {
     this.byUser.set(userID, users + 1);
     this.byAddress.set(address, addresses + 1);
     const window = this.window;
-    let given = false;
-    return () => {
-      if (given || window !== this.window) return;
-      given = true;
+    return once(() => {
+      if (window !== this.window) return;
       decrementCount(this.byUser, userID);
       decrementCount(this.byAddress, address);
-    };
+    });
   }
 }
 
@@ -121,9 +120,8 @@ export class RoomQuota {
   async claim(roomID: string, userID: string, address: string): Promise<RoomClaim> {
     const refuse = (why: string) => new ClientError('InvalidConnectionRequest', `Room ${roomID} does not exist and cannot be created: ${why}`);
     const createdBefore = this.created;
-    // Taken before the count is awaited, so the claims that start while this one waits see it.
-    const taken = this.windows.take(userID, address);
-    const giveBack = typeof taken === 'function' || typeof taken === 'string' ? taken : await taken;
+    // Taken (in take's synchronous part) before the count is awaited, so the claims that start while this one waits see it.
+    const giveBack = await this.windows.take(userID, address);
     if (typeof giveBack === 'string') throw refuse(giveBack);
     let stored: number;
     try {

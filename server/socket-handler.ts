@@ -79,14 +79,15 @@ export function createUpgradeHandler(ctx: ServerContext, wss: WebSocketServer) {
     const address = clientAddress(req, ctx.trustedProxies);
     // Counted by its peer as it connected (the server's own HTTP server), else here: by the address a proxy forwards, or an embedder's socket.
     if (!ctx.socketsCounted && !ctx.addressConnections.countedAtConnect(socket)) {
-      if (!ctx.addressConnections.tryOpen(address)) {
+      const release = ctx.addressConnections.hold(address);
+      if (release === undefined) {
         ctx.counters.rejectedConnects++;
         refusals.log('connect refused: too many sockets from one address', { address: cut(address), max: ctx.addressConnections.max });
         return refuse(socket, 429, 'Too Many Requests');
       }
       // An embedder may hand over a socket that closed meanwhile: its place is given back at once.
-      if (socket.destroyed) ctx.addressConnections.closed(address);
-      else socket.once('close', () => ctx.addressConnections.closed(address));
+      if (socket.destroyed) release();
+      else socket.once('close', release);
     }
     wss.handleUpgrade(req, socket, head, (ws) => void serveSocket(ctx, ws, req, address, refusals));
   };

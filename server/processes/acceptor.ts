@@ -47,20 +47,13 @@ export function createAcceptor(options: AcceptorOptions): Acceptor {
       socket.end('HTTP/1.1 404 Not Found\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
       return;
     }
-    let release = sockets.handOver(socket);
-    // From a trusted proxy: counted here by the client address it forwards.
-    if (trustedProxies.has(normalizeAddress(socket.remoteAddress ?? 'unknown'))) {
-      const address = clientAddress(req, trustedProxies);
-      if (!sockets.tryOpen(address)) {
-        acceptorCounters.rejectedConnects++;
-        socket.end('HTTP/1.1 429 Too Many Requests\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
-        return;
-      }
-      let given = false;
-      release = () => {
-        if (!given) sockets.closed(address);
-        given = true;
-      };
+    // From a trusted proxy: counted here by the client address it forwards (else it was counted as it connected).
+    const proxied = trustedProxies.has(normalizeAddress(socket.remoteAddress ?? 'unknown'));
+    const release = proxied ? sockets.hold(clientAddress(req, trustedProxies)) : sockets.handOver(socket);
+    if (release === undefined) {
+      acceptorCounters.rejectedConnects++;
+      socket.end('HTTP/1.1 429 Too Many Requests\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
+      return;
     }
     // The room's process checks everything else (origin, token, ids) as a single-process server does.
     const request = { method: req.method ?? 'GET', url: req.url ?? '/', headers: req.headers, head: head.toString('base64') };
