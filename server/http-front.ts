@@ -1,8 +1,48 @@
 import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
+import type { Duplex } from 'node:stream';
 import { ADMIN_PATH } from './admin-api';
 import type { AddressConnections } from './client-address';
 import type { ListeningInfo } from './index';
+import type { Logger } from './logger';
+import { parseRequestURL } from './request-url';
+import { serveStatic } from './static-files';
+
+const SYNC_PATH = '/api/sync/';
+
+/**
+ * The HTTP requests of the front: the admin API (`admin`, given its path),
+ * the health check, 426 on the sync path, files of `staticDir`, else 404; a
+ * request that fails is logged and answered 500.
+ */
+export function frontHandler(
+  routes: { readonly staticDir: string | undefined; admin(req: IncomingMessage, res: ServerResponse, pathname: string): Promise<void> },
+  logger: Logger,
+): (req: IncomingMessage, res: ServerResponse) => void {
+  const answer = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const pathname = parseRequestURL(req.url)?.pathname;
+    if (pathname === undefined) return void res.writeHead(400, { 'content-type': 'text/plain' }).end('Bad Request');
+    if (pathname === ADMIN_PATH || pathname.startsWith(`${ADMIN_PATH}/`)) return routes.admin(req, res, pathname);
+    if (pathname === '/healthz') return void res.writeHead(200, { 'content-type': 'text/plain' }).end('ok');
+    if (pathname.startsWith(SYNC_PATH)) return void res.writeHead(426, { 'content-type': 'text/plain' }).end('Upgrade Required');
+    if (routes.staticDir !== undefined && (await serveStatic(routes.staticDir, req, res, pathname))) return;
+    res.writeHead(404, { 'content-type': 'text/plain' }).end('Not Found');
+  };
+  return (req, res) =>
+    void answer(req, res).catch((error: unknown) => {
+      logger.error('request failed', { url: req.url, error });
+      if (!res.headersSent) res.writeHead(500);
+      res.end();
+    });
+}
+
+/** The URL of an upgrade to the sync path; any other is answered 404 here (undefined). */
+export function syncUpgradeURL(req: IncomingMessage, socket: Duplex): URL | undefined {
+  const url = parseRequestURL(req.url);
+  if (url !== undefined && url.pathname.startsWith(SYNC_PATH)) return url;
+  socket.end('HTTP/1.1 404 Not Found\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
+  return undefined;
+}
 
 /** How long a client may take to send a request's headers, and the whole request (Node's defaults: 60 s and 5 min). */
 const HTTP_HEADERS_TIMEOUT_MS = 10_000;

@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { WebSocketServer } from 'ws';
 import type { MutatorDefs } from '../src/db/transaction-types';
-import { ADMIN_PATH, adminReply, handleAdmin, type AdminReply } from './admin-api';
+import { adminReply, handleAdmin, type AdminReply } from './admin-api';
 import { devAuthHandler, type AuthHandler } from './auth/auth';
 import { AddressConnections, normalizeAddress } from './client-address';
 import { CLOSE_GOING_AWAY } from './client-connection';
@@ -12,7 +12,7 @@ import type { EngineHost } from './engine/engine-types';
 import type { MutationGuard } from './engine/mutation-guard';
 import { WorkerEngineHost } from './engine/worker-host';
 import { FailureLog } from './failure-log';
-import { createFrontServer, listenOn } from './http-front';
+import { createFrontServer, frontHandler, listenOn, syncUpgradeURL } from './http-front';
 import {
   DEFAULT_BYTE_BURST,
   DEFAULT_BYTES_PER_SECOND,
@@ -29,11 +29,9 @@ import {
 } from './limits';
 import { silentLogger, type Logger } from './logger';
 import { presenceSettings, type PresenceOptions } from './presence/presence-options';
-import { parseRequestURL } from './request-url';
 import { RoomQuota, type RoomWindows } from './room-quota';
 import { RoomRegistry } from './room-registry';
 import { createUpgradeHandler } from './socket-handler';
-import { serveStatic } from './static-files';
 import { newCounters } from './stats';
 import { MemoryStorage } from './storage/memory-storage';
 import { isSharedStorage, type Storage } from './storage/types';
@@ -291,34 +289,17 @@ export function createServer(options: ServerOptions = {}, internals: ServerInter
   const onUpgrade = createUpgradeHandler(ctx, wss);
 
   const handleUpgrade: RoomsyncServer['handleUpgrade'] = (req, socket, head) => {
-    const pathname = parseRequestURL(req.url)?.pathname;
-    if (pathname === undefined || !pathname.startsWith('/api/sync/')) {
-      socket.end('HTTP/1.1 404 Not Found\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
-      return;
-    }
+    if (syncUpgradeURL(req, socket) === undefined) return;
     onUpgrade(req, socket, head).catch((error: unknown) => {
       logger.error('upgrade failed', { error });
       socket.destroy();
     });
   };
 
-  const handleRequest: RoomsyncServer['handleRequest'] = (req, res) => {
-    void answer(req, res).catch((error: unknown) => {
-      logger.error('request failed', { url: req.url, error });
-      if (!res.headersSent) res.writeHead(500);
-      res.end();
-    });
-  };
-
-  async function answer(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const pathname = parseRequestURL(req.url)?.pathname;
-    if (pathname === undefined) return void res.writeHead(400, { 'content-type': 'text/plain' }).end('Bad Request');
-    if (pathname === ADMIN_PATH || pathname.startsWith(`${ADMIN_PATH}/`)) return handleAdmin(ctx, req, res, pathname);
-    if (pathname === '/healthz') return void res.writeHead(200, { 'content-type': 'text/plain' }).end('ok');
-    if (pathname.startsWith('/api/sync/')) return void res.writeHead(426, { 'content-type': 'text/plain' }).end('Upgrade Required');
-    if (options.staticDir !== undefined && (await serveStatic(options.staticDir, req, res, pathname))) return;
-    res.writeHead(404, { 'content-type': 'text/plain' }).end('Not Found');
-  }
+  const handleRequest: RoomsyncServer['handleRequest'] = frontHandler(
+    { staticDir: options.staticDir, admin: (req, res, pathname) => handleAdmin(ctx, req, res, pathname) },
+    logger,
+  );
 
   const http = createFrontServer(handleRequest, ctx.addressConnections, () => ctx.counters.rejectedConnects++);
   http.on('upgrade', handleUpgrade);

@@ -3,17 +3,15 @@
  * files and the admin API (asking the room processes), and hands each
  * connect request, with its socket, to the process of its room.
  */
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingMessage } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { ADMIN_PATH, adminAuthorized, adminFailure, readAdminBody, sendReply, type AdminReply } from '../admin-api';
 import { AddressConnections, clientAddress, normalizeAddress } from '../client-address';
-import { createFrontServer, listenOn } from '../http-front';
+import { createFrontServer, frontHandler, listenOn, syncUpgradeURL } from '../http-front';
 import type { ListeningInfo } from '../index';
 import { DEFAULT_MAX_CONNECTIONS_PER_ADDRESS } from '../limits';
 import type { Logger } from '../logger';
-import { parseRequestURL } from '../request-url';
-import { serveStatic } from '../static-files';
 import { mergeStats, sumInvalidated } from './admin-merge';
 import type { RoomProcessPool } from './room-process-pool';
 
@@ -42,11 +40,8 @@ export function createAcceptor(options: AcceptorOptions): Acceptor {
   const onUpgrade = (req: IncomingMessage, duplex: Duplex, head: Buffer): void => {
     const socket = duplex as Socket;
     socket.on('error', () => socket.destroy());
-    const url = parseRequestURL(req.url);
-    if (url === undefined || !url.pathname.startsWith('/api/sync/')) {
-      socket.end('HTTP/1.1 404 Not Found\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
-      return;
-    }
+    const url = syncUpgradeURL(req, socket);
+    if (url === undefined) return;
     // From a trusted proxy: counted here by the client address it forwards (else it was counted as it connected).
     const proxied = trustedProxies.has(normalizeAddress(socket.remoteAddress ?? 'unknown'));
     const release = proxied ? sockets.hold(clientAddress(req, trustedProxies)) : sockets.handOver(socket);
@@ -59,16 +54,6 @@ export function createAcceptor(options: AcceptorOptions): Acceptor {
     const request = { method: req.method ?? 'GET', url: req.url ?? '/', headers: req.headers, head: head.toString('base64') };
     pool.handOver(url.searchParams.get('roomID') ?? '', request, socket, release);
   };
-
-  async function answer(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const pathname = parseRequestURL(req.url)?.pathname;
-    if (pathname === undefined) return void res.writeHead(400, { 'content-type': 'text/plain' }).end('Bad Request');
-    if (pathname === ADMIN_PATH || pathname.startsWith(`${ADMIN_PATH}/`)) return sendReply(res, await admin(req, pathname));
-    if (pathname === '/healthz') return void res.writeHead(200, { 'content-type': 'text/plain' }).end('ok');
-    if (pathname.startsWith('/api/sync/')) return void res.writeHead(426, { 'content-type': 'text/plain' }).end('Upgrade Required');
-    if (options.staticDir !== undefined && (await serveStatic(options.staticDir, req, res, pathname))) return;
-    res.writeHead(404, { 'content-type': 'text/plain' }).end('Not Found');
-  }
 
   async function admin(req: IncomingMessage, pathname: string): Promise<AdminReply> {
     if (!adminAuthorized(options.adminKey, req.headers)) return { status: 401, json: { error: 'Missing or wrong admin key' } };
@@ -96,12 +81,7 @@ export function createAcceptor(options: AcceptorOptions): Acceptor {
   }
 
   const http = createFrontServer(
-    (req, res) =>
-      void answer(req, res).catch((error: unknown) => {
-        logger.error('request failed', { url: req.url, error });
-        if (!res.headersSent) res.writeHead(500);
-        res.end();
-      }),
+    frontHandler({ staticDir: options.staticDir, admin: async (req, res, pathname) => sendReply(res, await admin(req, pathname)) }, logger),
     sockets,
     () => acceptorCounters.rejectedConnects++,
   );
