@@ -73,8 +73,8 @@ export function createAcceptor(options: AcceptorOptions): Acceptor {
     const one = parts.length === 1;
     if (method === 'GET' && head === 'stats' && one) return mergeStats(await all(), pool.stats(), acceptorCounters, process.memoryUsage());
     // Every process reads the same storage: any one that serves lists every room.
-    if (method === 'GET' && head === 'rooms' && one) return ask(Math.max(0, Array.from({ length: pool.count }, (_, i) => i).findIndex((i) => pool.serving(i))));
-    if (method === 'POST' && head === 'invalidate' && one) return sumInvalidated(await all(), Array.from({ length: pool.count }, (_, i) => pool.serving(i)));
+    if (method === 'GET' && head === 'rooms' && one) return ask(Math.max(0, pool.serving().indexOf(true)));
+    if (method === 'POST' && head === 'invalidate' && one) return sumInvalidated(await all(), pool.serving());
     // One room's: its process (a malformed request gets its answer from any).
     const roomID = head === 'rooms' ? (room === undefined ? roomInBody(body) : room) : undefined;
     return ask(roomID === undefined ? 0 : pool.slotOf(roomID));

@@ -136,9 +136,9 @@ export class RoomProcessPool {
     this.send(this.slots[slotOf(roomID, this.slots.length)]!, upgrade);
   }
 
-  /** Whether the process of slot `index` serves now. */
-  serving(index: number): boolean {
-    return this.slots[index]!.ready;
+  /** Whether each slot's process serves now. */
+  serving(): boolean[] {
+    return this.slots.map((s) => s.ready);
   }
 
   /** Answers an admin request in the process of slot `index` (503 while it starts or when it does not answer in time). */
@@ -156,7 +156,7 @@ export class RoomProcessPool {
         clearTimeout(timer);
         resolve(reply);
       });
-      child.send({ kind: 'admin', id, method, path, body } satisfies ToRoomProcess);
+      tell(child, { kind: 'admin', id, method, path, body });
     });
   }
 
@@ -283,7 +283,7 @@ export class RoomProcessPool {
     if (slot.child !== child) return;
     switch (message.kind) {
       case 'hello':
-        child.send({ kind: 'config', stuck: slot.stuck.toJSON() } satisfies ToRoomProcess);
+        tell(child, { kind: 'config', stuck: slot.stuck.toJSON() });
         return;
       case 'ready': {
         clearTimeout(slot.startTimer);
@@ -315,10 +315,10 @@ export class RoomProcessPool {
         return;
       case 'take':
         void Promise.resolve(this.options.roomWindows.take(message.userID, message.address)).then((taken) => {
-          if (typeof taken === 'string') return void send(child, { kind: 'taken', id: message.id, refused: taken });
+          if (typeof taken === 'string') return void tell(child, { kind: 'taken', id: message.id, refused: taken });
           if (slot.child !== child) return taken();
           slot.taken.set(message.id, taken);
-          send(child, { kind: 'taken', id: message.id });
+          tell(child, { kind: 'taken', id: message.id });
         });
         return;
       case 'give-back':
@@ -363,7 +363,8 @@ export class RoomProcessPool {
   }
 }
 
-function send(child: ChildProcess, message: ToRoomProcess): void {
+/** Sends a message to a process whose channel is open (one going away gets none). */
+function tell(child: ChildProcess, message: ToRoomProcess): void {
   if (child.connected) child.send(message);
 }
 

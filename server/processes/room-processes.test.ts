@@ -12,6 +12,13 @@ afterAll(() => killChildServers());
 
 const HOSTILE_MUTATORS = 'server/test-support/hostile-mutators.ts';
 
+/** Client `c` of `roomID` again on a new socket, as a real client reconnects, once connected. */
+async function reconnect(server: ChildServer, roomID: string, c: TestClient, options: { baseCookie?: number | null; lmid?: number } = {}): Promise<TestClient> {
+  const again = TestClient.connect(server.url, { roomID, clientID: c.clientID, clientGroupID: c.clientGroupID, ...options });
+  await again.ready();
+  return again;
+}
+
 function dataDir(): string {
   return mkdtempSync(join(tmpdir(), 'roomsync-rp-'));
 }
@@ -95,13 +102,11 @@ describe('--room-processes', () => {
     await b.acked(b.mutate('put', { key: 'b', value: 2 }));
     // A room that shared the stopped process: its client lost its socket, reconnects and finds its data.
     await n.until(() => n.closed, 'the neighbour room to lose its socket with the process');
-    const back = TestClient.connect(server.url, { roomID: neighbourRoom, clientID: n.clientID, clientGroupID: n.clientGroupID, baseCookie: n.cookie, lmid: n.lmid });
-    await back.ready();
+    const back = await reconnect(server, neighbourRoom, n, { baseCookie: n.cookie, lmid: n.lmid });
     await back.acked(back.mutate('put', { key: 'n', value: 2 }));
 
     // The client reconnects (as a real one does) and pushes its pending mutations again: the stuck one is skipped.
-    const again = TestClient.connect(server.url, { roomID: stuckRoom, clientID: a.clientID, clientGroupID: a.clientGroupID });
-    await again.ready();
+    const again = await reconnect(server, stuckRoom, a);
     again.push([again.mutation('put', { key: 'before', value: 1 }, 1), again.mutation('spin', {}, 2), again.mutation('put', { key: 'after', value: 3 }, 3)]);
     await again.until(() => again.lmid === 3, 'the pushed mutations to be acknowledged');
     expect(Object.fromEntries([...again.state].filter(([k]) => !k.startsWith('_roomsync/')))).toEqual({ before: 1, after: 3 });
@@ -127,13 +132,11 @@ describe('--room-processes', () => {
     innocent.push([innocent.mutation('sleepThenPut', { ms: 300, key: 'innocent' })]);
     await guilty.until(() => guilty.closed, 'the stuck process to be stopped', 10_000);
     // Connects made while it was stuck or starting again wait for the new process.
-    const late = TestClient.connect(server.url, { roomID: innocentRoom, clientID: innocent.clientID, clientGroupID: innocent.clientGroupID });
-    await late.ready();
+    const late = await reconnect(server, innocentRoom, innocent);
     late.push([late.mutation('sleepThenPut', { ms: 1, key: 'innocent' }, 1)]);
     await late.until(() => late.lmid === 1, 'the innocent mutation to run again');
     expect(late.state.get('innocent')).toBe(true);
-    const again = TestClient.connect(server.url, { roomID: guiltyRoom, clientID: guilty.clientID, clientGroupID: guilty.clientGroupID });
-    await again.ready();
+    const again = await reconnect(server, guiltyRoom, guilty);
     again.push([again.mutation('sleepThenSpin', { ms: 1 }, 1), again.mutation('put', { key: 'after', value: 1 }, 2)]);
     await again.until(() => again.lmid === 2, 'the guilty mutation to be skipped');
     const after = await stats(server);
@@ -150,8 +153,7 @@ describe('--room-processes', () => {
     await client.ready();
     await client.acked(client.mutate('sleepThenSpin', { ms: 400 }));
     await client.until(() => client.closed, 'the process to be stopped once the failed mutator spins', 10_000);
-    const back = TestClient.connect(server.url, { roomID, clientID: client.clientID, clientGroupID: client.clientGroupID, baseCookie: client.cookie, lmid: 1 });
-    await back.ready();
+    const back = await reconnect(server, roomID, client, { baseCookie: client.cookie, lmid: 1 });
     await back.acked(back.mutate('put', { key: 'k', value: 1 }));
     const after = await stats(server);
     expect(after.processes[1]!.pid).not.toBe(before[1]!.pid);
@@ -170,8 +172,7 @@ describe('--room-processes', () => {
     await new Promise((r) => setTimeout(r, 100));
     innocent.push([innocent.mutation('sleepThenPut', { ms: 400, key: 'innocent' })]);
     await innocent.until(() => innocent.closed, 'the process to be stopped', 10_000);
-    const back = TestClient.connect(server.url, { roomID: innocentRoom, clientID: innocent.clientID, clientGroupID: innocent.clientGroupID });
-    await back.ready();
+    const back = await reconnect(server, innocentRoom, innocent);
     back.push([back.mutation('sleepThenPut', { ms: 1, key: 'innocent' }, 1)]);
     await back.until(() => back.lmid === 1, 'the innocent mutation to run again');
     expect(back.state.get('innocent')).toBe(true);

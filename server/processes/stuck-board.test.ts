@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Mutation } from '../../src/protocol';
 import { MAX_ID_BYTES } from '../stored-text';
-import { blamed, BOARD_SLOTS, StuckBoard, StuckList, MAX_STUCK_MUTATIONS } from './stuck-board';
+import { blamed, BOARD_SLOTS, StillnessWatch, StuckBoard, StuckList, MAX_STUCK_MUTATIONS } from './stuck-board';
 
 const mutation = (clientID: string, id: number): Mutation => ({ id, clientID, name: 'm', args: null, timestamp: 0 });
 
@@ -35,6 +35,34 @@ describe('StuckBoard', () => {
     for (const s of slots) board.settled(s);
     expect(board.running).toBe(0);
     expect(board.inFlight()).toEqual([]);
+  });
+});
+
+describe('StillnessWatch', () => {
+  it('takes a board still for its window, with a mutation under way, for stuck', () => {
+    const board = new StuckBoard();
+    const watch = new StillnessWatch(board, 1250, 0);
+    board.started('r', mutation('c', 1));
+    expect(watch.stuck(100)).toBe(false); // the start moved it
+    expect(watch.stuck(1300)).toBe(false);
+    expect(watch.stuck(1350)).toBe(true);
+  });
+
+  it('never while the main thread beats (its mutator only awaits), nor with no mutation under way', () => {
+    const board = new StuckBoard();
+    const watch = new StillnessWatch(board, 1250, 0);
+    expect(watch.stuck(5000)).toBe(false);
+    const slot = board.started('r', mutation('c', 1));
+    for (let t = 0; t <= 10_000; t += 250) {
+      board.beat();
+      expect(watch.stuck(t)).toBe(false);
+    }
+    // The beats stop (the thread is held): stuck once still for the window after the last one seen.
+    expect(watch.stuck(11_000)).toBe(false);
+    expect(watch.stuck(11_250)).toBe(true);
+    board.settled(slot);
+    expect(watch.stuck(20_000)).toBe(false);
+    expect(watch.stuck(40_000)).toBe(false);
   });
 });
 

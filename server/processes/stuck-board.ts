@@ -132,6 +132,44 @@ export class StuckBoard {
 }
 
 /**
+ * How long the board may stay still (no mutation starting or settling, no
+ * heartbeat of the main thread), with a mutation under way, before the
+ * process counts as stuck, in mutator timeouts: past one, so that a mutator
+ * that only awaits too long is failed by its timer first.
+ */
+export const STILL_TIMEOUTS = 1.25;
+
+/** The watchdog's reading of a board over time: stuck once it stayed still, with a mutation under way, for `stillForMs`. */
+export class StillnessWatch {
+  private lastSeq: number;
+  private lastBeats: number;
+  private stillSince: number;
+
+  constructor(
+    private readonly board: StuckBoard,
+    private readonly stillForMs: number,
+    now: number,
+  ) {
+    this.lastSeq = board.seq;
+    this.lastBeats = board.beats;
+    this.stillSince = now;
+  }
+
+  /** A look at `now` (monotonic ms): whether the process is stuck. */
+  stuck(now: number): boolean {
+    const { seq, beats } = this.board;
+    // Moving: a mutation started or settled, or the main thread's event loop turns (its mutators only await).
+    if (seq !== this.lastSeq || beats !== this.lastBeats || this.board.running === 0) {
+      this.lastSeq = seq;
+      this.lastBeats = beats;
+      this.stillSince = now;
+      return false;
+    }
+    return now - this.stillSince >= this.stillForMs;
+  }
+}
+
+/**
  * Which of the mutations under way when the process was seen stuck is to
  * blame. A mutation stuck in synchronous code holds the thread, so every
  * other one under way started before it got stuck, while it awaited: the
