@@ -12,6 +12,14 @@ afterAll(() => killChildServers());
 
 const HOSTILE_MUTATORS = 'server/test-support/hostile-mutators.ts';
 
+/** The innocent client's `sleepThenPut` (its mutation 1), pushed again after its process restarted, runs: it was not skipped. */
+async function expectToRunAgain(server: ChildServer, roomID: string, innocent: TestClient): Promise<void> {
+  const again = await reconnect(server, roomID, innocent);
+  again.push([again.mutation('sleepThenPut', { ms: 1, key: 'innocent' }, 1)]);
+  await again.until(() => again.lmid === 1, 'the innocent mutation to run again');
+  expect(again.state.get('innocent')).toBe(true);
+}
+
 /** Client `c` of `roomID` again on a new socket, as a real client reconnects, once connected. */
 async function reconnect(server: ChildServer, roomID: string, c: TestClient, options: { baseCookie?: number | null; lmid?: number } = {}): Promise<TestClient> {
   const again = TestClient.connect(server.url, { roomID, clientID: c.clientID, clientGroupID: c.clientGroupID, ...options });
@@ -132,10 +140,7 @@ describe('--room-processes', () => {
     innocent.push([innocent.mutation('sleepThenPut', { ms: 300, key: 'innocent' })]);
     await guilty.until(() => guilty.closed, 'the stuck process to be stopped', 10_000);
     // Connects made while it was stuck or starting again wait for the new process.
-    const late = await reconnect(server, innocentRoom, innocent);
-    late.push([late.mutation('sleepThenPut', { ms: 1, key: 'innocent' }, 1)]);
-    await late.until(() => late.lmid === 1, 'the innocent mutation to run again');
-    expect(late.state.get('innocent')).toBe(true);
+    await expectToRunAgain(server, innocentRoom, innocent);
     const again = await reconnect(server, guiltyRoom, guilty);
     again.push([again.mutation('sleepThenSpin', { ms: 1 }, 1), again.mutation('put', { key: 'after', value: 1 }, 2)]);
     await again.until(() => again.lmid === 2, 'the guilty mutation to be skipped');
@@ -172,10 +177,7 @@ describe('--room-processes', () => {
     await new Promise((r) => setTimeout(r, 100));
     innocent.push([innocent.mutation('sleepThenPut', { ms: 400, key: 'innocent' })]);
     await innocent.until(() => innocent.closed, 'the process to be stopped', 10_000);
-    const back = await reconnect(server, innocentRoom, innocent);
-    back.push([back.mutation('sleepThenPut', { ms: 1, key: 'innocent' }, 1)]);
-    await back.until(() => back.lmid === 1, 'the innocent mutation to run again');
-    expect(back.state.get('innocent')).toBe(true);
+    await expectToRunAgain(server, innocentRoom, innocent);
     expect(server.stderr.join('\n')).toContain('one already failed by its timer was still running');
     expect(await server.stop('SIGTERM')).toBe(0);
   });
