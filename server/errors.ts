@@ -58,6 +58,14 @@ export class StorageError extends Error {
 }
 
 /** A mutator did not settle in time; it is skipped like one that threw. */
+/** What a mutation fails with when the thread or process it ran in had to be stopped for it (it ran past the mutator timeout). */
+export class StoppedMutatorError extends Error {
+  override readonly name = 'MutatorTimeoutError';
+  constructor(mutatorName: string) {
+    super(`Mutator ${mutatorName} was stopped: it ran past the mutator timeout`);
+  }
+}
+
 export class MutatorTimeoutError extends Error {
   readonly kind = 'MutatorTimeout';
   override readonly name = 'MutatorTimeoutError';

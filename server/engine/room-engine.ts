@@ -3,7 +3,7 @@ import type { MutatorDefs } from '../../src/db/transaction-types';
 import type { Mutation } from '../../src/protocol';
 import type { AuthData } from '../auth/auth';
 import { BatchWriter } from '../batch-writer';
-import { ClientError, RoomSizeLimitError, UnknownMutatorError } from '../errors';
+import { ClientError, RoomSizeLimitError, StoppedMutatorError, UnknownMutatorError } from '../errors';
 import { jsonTextDeeperThan } from '../json-text-depth';
 import { NEW_CLIENT_WINDOW_MS } from '../limits';
 import { RoomData, type ClientRecord } from '../room-data';
@@ -261,7 +261,8 @@ export class RoomEngine {
       if (record === undefined && !this.newClients.take(input.budgetKey ?? auth.userID)) return new ClientError('InvalidPush', tooManyNewClients(this.roomID, this.newClients.perWindow));
       const place = { push: index, mutation: mi };
       if (timedOut.length > 0 && timedOut.some((t) => t.push === index && t.mutation === mi)) {
-        run.fail(m, auth, { name: 'MutatorTimeoutError', message: `Mutator ${m.name} was stopped: it ran past the mutator timeout` });
+        const stopped = new StoppedMutatorError(m.name);
+        run.fail(m, auth, { name: stopped.name, message: stopped.message });
       } else {
         await this.runMutation(m, auth, place, run);
       }

@@ -1,15 +1,7 @@
-import { MutatorTimeoutError } from '../errors';
+import { MutatorTimeoutError, StoppedMutatorError } from '../errors';
 import type { MutationDeadlines } from '../engine/mutation-deadlines';
 import { withDeadline, type MutationGuard } from '../engine/mutation-guard';
 import type { StuckBoard, StuckList } from './stuck-board';
-
-/** What a mutation that had its room process stopped fails with when it comes again. */
-export class StoppedMutatorError extends Error {
-  override readonly name = 'MutatorTimeoutError';
-  constructor(mutatorName: string) {
-    super(`Mutator ${mutatorName} was stopped: it ran past the mutator timeout`);
-  }
-}
 
 /**
  * The guard of a room process's mutators: one that does not settle within
