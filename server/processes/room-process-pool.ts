@@ -13,6 +13,7 @@ import type { AdminReply } from '../admin-api';
 import type { Logger } from '../logger';
 import type { RoomWindows } from '../room-quota';
 import { ROOM_PROCESS_ENV, STUCK_REPORT_FD, type FromRoomProcess, type ToRoomProcess } from './process-protocol';
+import { stopReading } from './stop-reading';
 import { blamed, StuckList, type InFlightMutation } from './stuck-board';
 
 export interface RoomProcessPoolOptions {
@@ -186,16 +187,18 @@ export class RoomProcessPool {
 
   /** Hands an upgrade to its process, or keeps it until the process serves (it is starting, or stopped just now). */
   private send(slot: Slot, upgrade: Upgrade): void {
-    const { message, socket, release } = upgrade;
+    const { socket, release } = upgrade;
     // Closed while it waited for a process.
     if (socket.destroyed) return release();
     const child = slot.child;
     if (child === undefined || !child.connected || !slot.ready) return this.wait(slot, upgrade);
-    slot.handed.set(message.id, { ...upgrade, received: false });
+    const detached = withUnread(upgrade, stopReading(socket));
+    const { message } = detached;
+    slot.handed.set(message.id, { ...detached, received: false });
     child.send(message, socket, { keepOpen: true }, (error) => {
       if (error === null || !slot.handed.delete(message.id)) return;
       // The process went away meanwhile: the socket waits for the next one.
-      this.send(slot, upgrade);
+      this.send(slot, detached);
     });
   }
 
@@ -388,4 +391,11 @@ function parseReport(line: string): InFlightMutation[] | undefined {
   } catch {
     return undefined;
   }
+}
+
+/** The upgrade with the bytes this process read after the request appended to its head (the room process reads them first). */
+function withUnread(upgrade: Upgrade, unread: Buffer): Upgrade {
+  if (unread.length === 0) return upgrade;
+  const head = Buffer.concat([Buffer.from(upgrade.message.head, 'base64'), unread]).toString('base64');
+  return { ...upgrade, message: { ...upgrade.message, head } };
 }

@@ -91,6 +91,16 @@ describe('--room-processes', () => {
     for (const pid of pids) await gone(pid);
   });
 
+  it('loses no frame a client sends the moment its socket opens: only the room process reads a handed-over socket', async () => {
+    const server = await start(['--room-processes', '2']);
+    for (let i = 0; i < 40; i++) {
+      const c = TestClient.connect(server.url, { roomID: uniqueID('room') });
+      c.ws.once('open', () => c.mutate('put', { key: 'k', value: i }));
+      await c.acked(1);
+      await c.close();
+    }
+  });
+
   it('stops only the process of a mutator stuck in synchronous code; it starts again and skips that mutation, the other process serving all along', async () => {
     const server = await start(['--room-processes', '2', '--mutators', HOSTILE_MUTATORS, '--mutator-timeout-ms', '200']);
     const before = (await stats(server)).processes;
