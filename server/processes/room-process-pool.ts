@@ -208,17 +208,20 @@ export class RoomProcessPool {
       ...upgrade,
       timer: setTimeout(() => {
         slot.waiting.delete(waiting);
-        upgrade.socket.off('close', waiting.onClose);
+        stopWatching(waiting);
         refuse(upgrade.socket, upgrade.release);
       }, MAX_UPGRADE_WAIT_MS),
-      // A client that gives up frees its place at once.
+      // A client that gives up frees its place at once. An upgraded socket is half-open: its client's FIN is only an 'end'.
       onClose: () => {
         clearTimeout(waiting.timer);
         slot.waiting.delete(waiting);
+        stopWatching(waiting);
         upgrade.release();
+        upgrade.socket.destroy();
       },
     };
     upgrade.socket.once('close', waiting.onClose);
+    upgrade.socket.once('end', waiting.onClose);
     slot.waiting.add(waiting);
   }
 
@@ -228,7 +231,7 @@ export class RoomProcessPool {
     slot.waiting.clear();
     for (const w of taken) {
       clearTimeout(w.timer);
-      w.socket.off('close', w.onClose);
+      stopWatching(w);
     }
     return taken;
   }
@@ -375,9 +378,15 @@ function notServing(index: number): AdminReply {
   return { status: 503, json: { error: `Room process ${index} is starting` } };
 }
 
+/** Answers 503 and closes the socket once that is written (one this process stopped reading would never see its client's close). */
 function refuse(socket: Socket, release: () => void): void {
   release();
-  if (!socket.destroyed) socket.end('HTTP/1.1 503 Service Unavailable\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
+  if (!socket.destroyed) socket.end('HTTP/1.1 503 Service Unavailable\r\nConnection: close\r\nContent-Length: 0\r\n\r\n', () => socket.destroy());
+}
+
+function stopWatching(waiting: Waiting): void {
+  waiting.socket.off('close', waiting.onClose);
+  waiting.socket.off('end', waiting.onClose);
 }
 
 function parseReport(line: string): InFlightMutation[] | undefined {

@@ -3,8 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { WebSocket } from 'ws';
 import { afterAll, describe, expect, it } from 'vitest';
-import { buildConnectURL, encodeAuthSubprotocol } from '../../src/protocol';
+import { buildConnectURL, encodeAuthSubprotocol, type ConnectParams } from '../../src/protocol';
 import { isRunning, killChildServers, startChildServer, type ChildServer } from '../test-support/child-server';
+import { RawUpgrade } from '../test-support/raw-upgrade';
 import { newWsid, TestClient, uniqueID } from '../test-support/test-client';
 import { slotOf } from './room-process-pool';
 
@@ -40,6 +41,10 @@ function roomIn(slot: number, count: number): string {
 }
 
 const ADMIN_KEY = 'k'.repeat(32);
+
+function connectParams(roomID: string): ConnectParams {
+  return { clientID: uniqueID('c'), clientGroupID: uniqueID('g'), roomID, baseCookie: null, ts: 1, lmid: 0, wsid: newWsid() };
+}
 
 async function stats(server: ChildServer): Promise<{ processes: { slot: number; pid: number | null; status: number }[]; rooms: { roomID: string }[]; counters: Record<string, number> }> {
   const res = await fetch(`${server.adminURL}/stats`, { headers: { authorization: `Bearer ${ADMIN_KEY}` } });
@@ -99,6 +104,30 @@ describe('--room-processes', () => {
       await c.acked(1);
       await c.close();
     }
+  });
+
+  it("hands a waiting connect's early bytes to the process with its socket; a client that half-closes while it waits frees its place", async () => {
+    // Loopback is not capped unless it is a trusted proxy: the clients come "through" one, from one address.
+    const server = await start(['--room-processes', '1', '--trusted-proxies', '127.0.0.1', '--max-connections-per-address', '1']);
+    const from = { 'X-Forwarded-For': '203.0.113.7' };
+    const victim = (await stats(server)).processes[0]!.pid!;
+    process.kill(victim, 'SIGKILL');
+    await gone(victim);
+    // Started again but not serving yet: connects wait in the acceptor, which reads their sockets meanwhile.
+    while ((await stats(server)).processes[0]!.pid === victim) await new Promise((r) => setTimeout(r, 10));
+
+    const aMoment = () => new Promise((r) => setTimeout(r, 50));
+    const leaving = await RawUpgrade.open(server.url, connectParams(uniqueID('room')), 'user', from);
+    await aMoment();
+    leaving.socket.end();
+    await aMoment();
+    const params = connectParams(uniqueID('room'));
+    const early = await RawUpgrade.open(server.url, params, 'user', from);
+    await aMoment();
+    const push = { timestamp: 1, clientGroupID: params.clientGroupID, mutations: [{ id: 1, clientID: params.clientID, name: 'put', args: { key: 'k', value: 1 }, timestamp: 1 }], pushVersion: 1, schemaVersion: '1', requestID: 'r1' };
+    early.sendText(JSON.stringify(['push', push]));
+    await early.until('HTTP/1.1 101');
+    await early.until(`"lastMutationIDChanges":{"${params.clientID}":1}`);
   });
 
   it('stops only the process of a mutator stuck in synchronous code; it starts again and skips that mutation, the other process serving all along', async () => {
