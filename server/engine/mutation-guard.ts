@@ -24,11 +24,11 @@ export function withDeadline<T>(deadlines: MutationDeadlines, call: () => Promis
     const deadline = deadlines.add(() => reject(timedOut()));
     call().then(
       (value) => {
-        deadline.done = true;
+        deadlines.settled(deadline);
         resolve(value);
       },
       (error: unknown) => {
-        deadline.done = true;
+        deadlines.settled(deadline);
         reject(error);
       },
     );
