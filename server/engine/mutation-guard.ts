@@ -18,17 +18,23 @@ export function timerGuard(timers: Timers, timeoutMs: number): MutationGuard {
   return { run: (_place, mutation, call) => withDeadline(deadlines, call, () => new MutatorTimeoutError(mutation.name, timeoutMs)) };
 }
 
-/** `call()`'s outcome, or a rejection with `timedOut()` once its deadline passed first. */
-export function withDeadline<T>(deadlines: MutationDeadlines, call: () => Promise<T>, timedOut: () => Error): Promise<T> {
+/**
+ * `call()`'s outcome, or a rejection with `timedOut()` once its deadline
+ * passed first; `settled` runs when `call()`'s promise settles, also after
+ * its deadline failed it.
+ */
+export function withDeadline<T>(deadlines: MutationDeadlines, call: () => Promise<T>, timedOut: () => Error, settled?: () => void): Promise<T> {
   return new Promise<T>((resolve, reject) => {
     const deadline = deadlines.add(() => reject(timedOut()));
     call().then(
       (value) => {
         deadlines.settled(deadline);
+        settled?.();
         resolve(value);
       },
       (error: unknown) => {
         deadlines.settled(deadline);
+        settled?.();
         reject(error);
       },
     );

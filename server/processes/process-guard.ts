@@ -17,18 +17,14 @@ export function roomProcessGuard(roomID: string, board: StuckBoard, stuck: Stuck
     run(_place, mutation, call) {
       if (stuck.has(roomID, mutation.clientID, mutation.id)) return Promise.reject(new StoppedMutatorError(mutation.name));
       const slot = board.started(roomID, mutation);
-      const settled = () => board.settled(slot);
       return withDeadline(
         deadlines,
-        () => {
-          const running = call();
-          running.then(settled, settled);
-          return running;
-        },
+        call,
         () => {
           board.timedOut(slot);
           return new MutatorTimeoutError(mutation.name, timeoutMs);
         },
+        () => board.settled(slot),
       );
     },
   };
