@@ -61,6 +61,22 @@ describe('MutationDeadlines', () => {
     expect(timedOut).toEqual(['a', 'b']);
   });
 
+  it('watches a mutation that an onTimeout adds with the one timer, for its whole timeout', () => {
+    const { manual, clock, delays, timedOut, deadlines } = setUp(100);
+    deadlines.add(() => {
+      timedOut.push('first');
+      deadlines.add(() => timedOut.push('added'));
+    });
+    clock.now = 120;
+    manual.fireNext();
+    expect(timedOut).toEqual(['first']);
+    expect(delays).toEqual([100, 100]);
+    clock.now = 220;
+    manual.fireNext();
+    expect(timedOut).toEqual(['first', 'added']);
+    expect(manual.due()).toBe(false);
+  });
+
   it('holds only what is under way and what settled after it; a settled one keeps nothing of its mutation', async () => {
     const { watch, settle, deadlines } = setUp(100);
     const oldest = watch('oldest');

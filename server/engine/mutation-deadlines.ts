@@ -27,6 +27,8 @@ export class MutationDeadlines {
   private readonly queue: Entry[] = [];
   private head = 0;
   private armedFor: Entry | undefined;
+  /** While the timer's callback runs: a mutation added by an `onTimeout` waits for the one arming at its end. */
+  private firing = false;
 
   constructor(
     private readonly timers: Timers,
@@ -38,7 +40,7 @@ export class MutationDeadlines {
   add(onTimeout: () => void): Deadline {
     const entry: Entry = { at: this.now() + this.timeoutMs, onTimeout };
     this.queue.push(entry);
-    if (this.armedFor === undefined) this.arm(entry, this.timeoutMs);
+    if (this.armedFor === undefined && !this.firing) this.arm(entry, this.timeoutMs);
     return entry;
   }
 
@@ -74,14 +76,19 @@ export class MutationDeadlines {
     const armedFor = this.armedFor;
     this.armedFor = undefined;
     const now = this.now();
-    while (this.head < this.queue.length) {
-      const entry = this.queue[this.head]!;
-      const onTimeout = entry.onTimeout;
-      if (onTimeout !== undefined && entry !== armedFor && entry.at > now) break;
-      this.head++;
-      if (onTimeout === undefined) continue;
-      entry.onTimeout = undefined;
-      onTimeout();
+    this.firing = true;
+    try {
+      while (this.head < this.queue.length) {
+        const entry = this.queue[this.head]!;
+        const onTimeout = entry.onTimeout;
+        if (onTimeout !== undefined && entry !== armedFor && entry.at > now) break;
+        this.head++;
+        if (onTimeout === undefined) continue;
+        entry.onTimeout = undefined;
+        onTimeout();
+      }
+    } finally {
+      this.firing = false;
     }
     this.dropSettled();
     const next = this.queue[this.head];

@@ -26,7 +26,14 @@ export function timerGuard(timers: Timers, timeoutMs: number): MutationGuard {
 export function withDeadline<T>(deadlines: MutationDeadlines, call: () => Promise<T>, timedOut: () => Error, settled?: () => void): Promise<T> {
   return new Promise<T>((resolve, reject) => {
     const deadline = deadlines.add(() => reject(timedOut()));
-    call().then(
+    let running: Promise<T>;
+    try {
+      running = call();
+    } catch (error) {
+      // A call that throws instead of rejecting settles all the same.
+      running = Promise.reject(error);
+    }
+    running.then(
       (value) => {
         deadlines.settled(deadline);
         settled?.();
