@@ -31,7 +31,7 @@ class HttpError extends Error {
  * too (through the storage's notifications); counts answered are this node's.
  */
 export async function handleAdmin(ctx: ServerContext, req: IncomingMessage, res: ServerResponse, path: string): Promise<void> {
-  let reply: Reply;
+  let reply: AdminReply;
   try {
     if (!adminAuthorized(ctx.adminKey, req.headers)) throw new HttpError(401, 'Missing or wrong admin key');
     reply = await route(ctx, req.method ?? 'GET', path.slice(ADMIN_PATH.length) || '/', () => readJSON(req));
@@ -42,7 +42,7 @@ export async function handleAdmin(ctx: ServerContext, req: IncomingMessage, res:
 }
 
 /** An admin request whose key was checked already (by the acceptor of the CLI's room processes), its body as text. */
-export async function adminReply(ctx: ServerContext, method: string, path: string, body: string): Promise<Reply> {
+export async function adminReply(ctx: ServerContext, method: string, path: string, body: string): Promise<AdminReply> {
   try {
     return await route(ctx, method, path.slice(ADMIN_PATH.length) || '/', async () => parseJSONBody(body));
   } catch (error) {
@@ -50,10 +50,9 @@ export async function adminReply(ctx: ServerContext, method: string, path: strin
   }
 }
 
-function errorReply(ctx: ServerContext, path: string, error: unknown): Reply {
-  if (error instanceof HttpError) return { status: error.status, json: { error: error.message } };
-  ctx.logger.error('admin request failed', { path, error });
-  return { status: 500, json: { error: 'Internal error' } };
+function errorReply(ctx: ServerContext, path: string, error: unknown): AdminReply {
+  if (!(error instanceof HttpError)) ctx.logger.error('admin request failed', { path, error });
+  return adminFailure(error);
 }
 
 /** Whether the request carries the admin key (`Authorization: Bearer <key>` or `x-admin-key`); never with no key set. */
@@ -70,10 +69,9 @@ export function adminAuthorized(adminKey: string | undefined, headers: IncomingM
 
 /** An admin answer: HTTP status and JSON body. */
 export type AdminReply = { readonly status: number; readonly json: unknown };
-type Reply = AdminReply;
 
-async function route(ctx: ServerContext, method: string, path: string, body: () => Promise<unknown>): Promise<Reply> {
-  const parts = path.split('/').filter((p) => p !== '').map(decodePart);
+async function route(ctx: ServerContext, method: string, path: string, body: () => Promise<unknown>): Promise<AdminReply> {
+  const parts = adminPathParts(path);
   const [head, roomID, action] = parts;
   if (method === 'GET' && head === 'stats' && parts.length === 1) return ok(await stats(ctx));
   if (head === 'rooms' && parts.length === 1) {
@@ -90,6 +88,11 @@ async function route(ctx: ServerContext, method: string, path: string, body: () 
   throw new HttpError(404, `No admin route ${method} ${path}`);
 }
 
+/** The segments of a path under the admin path, decoded; one that cannot be decoded is answered 400. */
+export function adminPathParts(path: string): string[] {
+  return path.split('/').filter((p) => p !== '').map(decodePart);
+}
+
 function decodePart(part: string): string {
   try {
     return decodeURIComponent(part);
@@ -98,7 +101,7 @@ function decodePart(part: string): string {
   }
 }
 
-const ok = (json: unknown): Reply => ({ status: 200, json });
+const ok = (json: unknown): AdminReply => ({ status: 200, json });
 
 async function stats(ctx: ServerContext): Promise<unknown> {
   const rooms = await ctx.registry.loaded();
@@ -127,7 +130,7 @@ function roomIDOf(body: unknown): string {
   return roomID;
 }
 
-async function createRoom(ctx: ServerContext, body: unknown): Promise<Reply> {
+async function createRoom(ctx: ServerContext, body: unknown): Promise<AdminReply> {
   const roomID = roomIDOf(body);
   const created = await ctx.storage.createRoom(roomID, ctx.clock.now());
   if (!created) throw new HttpError(409, `Room ${roomID} already exists`);
@@ -135,7 +138,7 @@ async function createRoom(ctx: ServerContext, body: unknown): Promise<Reply> {
   return { status: 201, json: { roomID, created: true } };
 }
 
-async function setClosed(ctx: ServerContext, roomID: string, closed: boolean): Promise<Reply> {
+async function setClosed(ctx: ServerContext, roomID: string, closed: boolean): Promise<AdminReply> {
   const room = await ctx.registry.peek(roomID);
   const apply = async () => {
     if (!(await ctx.storage.setRoomClosed(roomID, closed))) throw new HttpError(404, `Room ${roomID} does not exist`);
@@ -148,7 +151,7 @@ async function setClosed(ctx: ServerContext, roomID: string, closed: boolean): P
   return ok({ roomID, closed, disconnected });
 }
 
-async function deleteRoom(ctx: ServerContext, roomID: string): Promise<Reply> {
+async function deleteRoom(ctx: ServerContext, roomID: string): Promise<AdminReply> {
   const room = await ctx.registry.peek(roomID);
   const apply = async () => {
     if (!(await ctx.storage.deleteRoom(roomID))) throw new HttpError(404, `Room ${roomID} does not exist`);
@@ -162,7 +165,7 @@ async function deleteRoom(ctx: ServerContext, roomID: string): Promise<Reply> {
   return ok({ roomID, deleted: true, disconnected });
 }
 
-async function invalidate(ctx: ServerContext, body: unknown): Promise<Reply> {
+async function invalidate(ctx: ServerContext, body: unknown): Promise<AdminReply> {
   const b = (body ?? {}) as { all?: unknown; userID?: unknown; roomID?: unknown };
   const userID = typeof b.userID === 'string' ? b.userID : undefined;
   const roomID = typeof b.roomID === 'string' ? b.roomID : undefined;

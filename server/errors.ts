@@ -57,7 +57,6 @@ export class StorageError extends Error {
   override readonly name = 'StorageError';
 }
 
-/** A mutator did not settle in time; it is skipped like one that threw. */
 /** What a mutation fails with when the thread or process it ran in had to be stopped for it (it ran past the mutator timeout). */
 export class StoppedMutatorError extends Error {
   override readonly name = 'MutatorTimeoutError';
@@ -66,6 +65,7 @@ export class StoppedMutatorError extends Error {
   }
 }
 
+/** A mutator did not settle in time; it is skipped like one that threw. */
 export class MutatorTimeoutError extends Error {
   readonly kind = 'MutatorTimeout';
   override readonly name = 'MutatorTimeoutError';

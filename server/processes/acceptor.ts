@@ -6,7 +6,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
-import { ADMIN_PATH, adminAuthorized, adminFailure, readAdminBody, sendReply, type AdminReply } from '../admin-api';
+import { ADMIN_PATH, adminAuthorized, adminFailure, adminPathParts, readAdminBody, sendReply, type AdminReply } from '../admin-api';
 import { AddressConnections, clientAddress, normalizeAddress } from '../client-address';
 import { createFrontServer, frontHandler, listenOn, syncUpgradeURL } from '../http-front';
 import type { ListeningInfo } from '../index';
@@ -67,9 +67,14 @@ export function createAcceptor(options: AcceptorOptions): Acceptor {
     const ask = (i: number) => pool.admin(i, method, pathname, body);
     const all = () => Promise.all(Array.from({ length: pool.count }, (_, i) => ask(i)));
     // Segments as the room process reads them (decoded), so a request is routed as it will be answered.
-    const parts = pathname.slice(ADMIN_PATH.length).split('/').filter((p) => p !== '').map(decodedPart);
-    if (parts.includes(undefined)) return ask(0);
-    const [head, room] = parts as string[];
+    let parts: string[];
+    try {
+      parts = adminPathParts(pathname.slice(ADMIN_PATH.length));
+    } catch {
+      // Any process answers it 400.
+      return ask(0);
+    }
+    const [head, room] = parts;
     const one = parts.length === 1;
     if (method === 'GET' && head === 'stats' && one) return mergeStats(await all(), pool.stats(), acceptorCounters, process.memoryUsage());
     // Every process reads the same storage: any one that serves lists every room.
@@ -106,14 +111,6 @@ function roomInBody(body: string): string | undefined {
   try {
     const roomID = (JSON.parse(body) as { roomID?: unknown } | null)?.roomID;
     return typeof roomID === 'string' ? roomID : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-function decodedPart(part: string): string | undefined {
-  try {
-    return decodeURIComponent(part);
   } catch {
     return undefined;
   }

@@ -13,7 +13,7 @@ import type { RoomsyncServer } from '../index';
 import type { Logger } from '../logger';
 import type { RoomWindows } from '../room-quota';
 import { STUCK_REPORT_FD, type FromRoomProcess, type ToRoomProcess } from './process-protocol';
-import { StuckBoard, StuckList } from './stuck-board';
+import { StuckBoard, StuckList, watchIntervalMs } from './stuck-board';
 import type { WatchdogSetup } from './stuck-watchdog';
 
 export interface RoomProcessSetup {
@@ -54,7 +54,7 @@ export function runRoomProcess(setup: RoomProcessSetup): void {
         if (server !== undefined) return;
         const board = new StuckBoard();
         // A heartbeat for the watchdog: it stops while a mutator holds the thread.
-        setInterval(() => board.beat(), heartbeatMs(setup.mutatorTimeoutMs)).unref();
+        setInterval(() => board.beat(), watchIntervalMs(setup.mutatorTimeoutMs)).unref();
         const started = setup.start(board, new StuckList(message.stuck), windows);
         server = started;
         Promise.all([startWatchdog(board, setup.mutatorTimeoutMs, setup.logger), started.start()]).then(
@@ -100,11 +100,6 @@ export function runRoomProcess(setup: RoomProcessSetup): void {
   process.on('SIGTERM', () => shutDown('SIGTERM'));
   process.on('SIGINT', () => {}); // Ctrl+C reaches the whole process group: the acceptor decides.
   send({ kind: 'hello' });
-}
-
-/** A quarter of the mutator timeout, at most a second: several beats in the watchdog's window. */
-function heartbeatMs(mutatorTimeoutMs: number): number {
-  return Math.max(1, Math.min(mutatorTimeoutMs / 4, 1000));
 }
 
 /** The acceptor's windows of rooms created per user and per address, shared by every room process. */

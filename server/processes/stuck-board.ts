@@ -139,6 +139,11 @@ export class StuckBoard {
  */
 export const STILL_TIMEOUTS = 1.25;
 
+/** How often the main thread beats and the watchdog looks: a quarter of the mutator timeout, at most a second (several of each in the window). */
+export function watchIntervalMs(mutatorTimeoutMs: number): number {
+  return Math.max(1, Math.min(mutatorTimeoutMs / 4, 1000));
+}
+
 /** The watchdog's reading of a board over time: stuck once it stayed still, with a mutation under way, for `stillForMs`. */
 export class StillnessWatch {
   private lastSeq: number;

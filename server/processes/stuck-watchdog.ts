@@ -1,7 +1,7 @@
 /** A watchdog thread of a room process (see room-process.ts): stops the process when a mutator is stuck in synchronous code. */
 import { writeSync } from 'node:fs';
 import { parentPort, workerData } from 'node:worker_threads';
-import { StillnessWatch, STILL_TIMEOUTS, StuckBoard } from './stuck-board';
+import { StillnessWatch, STILL_TIMEOUTS, StuckBoard, watchIntervalMs } from './stuck-board';
 
 export interface WatchdogSetup {
   readonly board: SharedArrayBuffer;
@@ -9,9 +9,6 @@ export interface WatchdogSetup {
   /** The pipe the process's acceptor reads stuck mutations from. */
   readonly reportFD: number;
 }
-
-/** How often the board is looked at, at most. */
-const MAX_LOOK_INTERVAL_MS = 1000;
 
 const setup = workerData as WatchdogSetup;
 const board = new StuckBoard(setup.board);
@@ -25,6 +22,6 @@ setInterval(
       process.kill(process.pid, 'SIGKILL');
     }
   },
-  Math.max(1, Math.min(setup.mutatorTimeoutMs / 4, MAX_LOOK_INTERVAL_MS)),
+  watchIntervalMs(setup.mutatorTimeoutMs),
 );
 parentPort!.postMessage('watching');
