@@ -38,13 +38,18 @@ export function isRunning(pid: number): boolean {
   }
 }
 
-/** Processes whose parent is `pid` (a server's room processes), from /proc. */
+/**
+ * Node processes whose parent is `pid` (a server's room processes), from
+ * /proc. Others are left out: tsx starts an esbuild service under a server
+ * that compiles a changed source.
+ */
 export function childProcessIDs(pid: number): number[] {
   const children: number[] = [];
   for (const entry of readdirSync('/proc')) {
     if (!/^[0-9]+$/.test(entry)) continue;
     try {
-      if (Number(readFileSync(`/proc/${entry}/stat`, 'utf8').split(') ')[1]!.split(' ')[1]) === pid) children.push(Number(entry));
+      const [command, rest] = readFileSync(`/proc/${entry}/stat`, 'utf8').split(') ');
+      if (Number(rest!.split(' ')[1]) === pid && command!.endsWith('(node')) children.push(Number(entry));
     } catch {
       // ended meanwhile
     }
