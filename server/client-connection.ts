@@ -1,7 +1,9 @@
+import type { Duplex } from 'node:stream';
 import type { WebSocket } from 'ws';
 import { encodeDownstream, type ConnectParams, type Downstream, type ErrorKind, type PullRequestBody } from '../src/protocol';
 import { ANONYMOUS_USER_ID, type AuthData } from './auth/auth';
 import type { Logger } from './logger';
+import type { TextFrame } from './ws-frame';
 
 /** WebSocket close codes the server uses. */
 export const CLOSE_NORMAL = 1000;
@@ -27,6 +29,8 @@ export class ClientConnection {
    * so that one anonymous visitor cannot use up every other's.
    */
   readonly newClientBudgetKey: string;
+  /** The socket under `socket`, for frames written as they are: only while ws transforms nothing (no extension, e.g. compression). */
+  private readonly framesDirect: Duplex | undefined;
 
   constructor(
     private readonly socket: WebSocket,
@@ -35,8 +39,10 @@ export class ClientConnection {
     private readonly maxSendBufferBytes: number,
     private readonly logger: Logger,
     address: string,
+    rawSocket?: Duplex,
   ) {
     this.cookie = params.baseCookie;
+    this.framesDirect = socket.extensions === '' ? rawSocket : undefined;
     this.newClientBudgetKey = auth.userID === ANONYMOUS_USER_ID ? `${ANONYMOUS_USER_ID}@${address}` : auth.userID;
   }
 
@@ -94,12 +100,14 @@ export class ClientConnection {
   }
 
   /**
-   * Sends one text frame already encoded (a shared buffer is sent as is). A
+   * Sends one text message already encoded; a framed one is written to the
+   * socket as it is (ws's sender writes at once too, with no extension, so
+   * frames keep their order), the same bytes for every receiver. A
    * client that has not read what was sent before (more than
    * maxSendBufferBytes still queued) is dropped instead of growing memory;
    * one large frame alone (a big catch-up) is always let through.
    */
-  sendText(frame: string | Buffer): void {
+  sendText(frame: string | TextFrame): void {
     if (this.isClosed) return;
     if (this.socket.bufferedAmount > this.maxSendBufferBytes) {
       this.logger.warn('client does not read; dropping its connection', {
@@ -111,7 +119,9 @@ export class ClientConnection {
       this.socket.terminate();
       return;
     }
-    this.socket.send(frame, { binary: false });
+    if (typeof frame === 'string') this.socket.send(frame);
+    else if (this.framesDirect !== undefined) this.framesDirect.write(frame.bytes);
+    else this.socket.send(frame.payload, { binary: false });
   }
 
   /** Sends `["error", kind, message]` and closes. */

@@ -89,7 +89,7 @@ export function createUpgradeHandler(ctx: ServerContext, wss: WebSocketServer) {
       if (socket.destroyed) release();
       else socket.once('close', release);
     }
-    wss.handleUpgrade(req, socket, head, (ws) => void serveSocket(ctx, ws, req, address, refusals));
+    wss.handleUpgrade(req, socket, head, (ws) => void serveSocket(ctx, ws, socket, req, address, refusals));
   };
 }
 
@@ -117,7 +117,7 @@ async function authenticate(ctx: ServerContext, req: IncomingMessage, roomID: st
   }
 }
 
-async function serveSocket(ctx: ServerContext, ws: WebSocket, req: IncomingMessage, address: string, refusals: LogBudget): Promise<void> {
+async function serveSocket(ctx: ServerContext, ws: WebSocket, socket: Duplex, req: IncomingMessage, address: string, refusals: LogBudget): Promise<void> {
   let session: { conn: ClientConnection; room: Room } | undefined;
   let attaching: { conn: ClientConnection; room: Room } | undefined;
   const early: [RawData, boolean][] = [];
@@ -171,7 +171,7 @@ async function serveSocket(ctx: ServerContext, ws: WebSocket, req: IncomingMessa
     for (let i = 0; room?.isBroken === true && i < ROOM_LOOKUP_ATTEMPTS; i++) room = await ctx.registry.get(params.roomID, create);
     if (room === undefined || room.isBroken) return failConnect('RoomNotFound', params.roomID);
     if (ws.readyState !== ws.OPEN) return;
-    const conn = new ClientConnection(ws, params, auth, ctx.limits.maxSendBufferBytes, ctx.logger, address);
+    const conn = new ClientConnection(ws, params, auth, ctx.limits.maxSendBufferBytes, ctx.logger, address, socket);
     attaching = { conn, room };
     await room.connect(conn);
     attaching = undefined;

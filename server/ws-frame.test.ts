@@ -1,0 +1,32 @@
+import { describe, expect, it } from 'vitest';
+import { TextFrame } from './ws-frame';
+
+/** The payload length a frame's header gives, and where its payload starts. */
+function readHeader(bytes: Buffer): { length: number; payloadAt: number } {
+  expect(bytes[0]).toBe(0x81);
+  const short = bytes[1]!;
+  // A server's frames are not masked: the mask bit is clear.
+  expect(short & 0x80).toBe(0);
+  if (short < 126) return { length: short, payloadAt: 2 };
+  if (short === 126) return { length: bytes.readUInt16BE(2), payloadAt: 4 };
+  return { length: Number(bytes.readBigUInt64BE(2)), payloadAt: 10 };
+}
+
+describe('TextFrame', () => {
+  it.each([
+    ['empty', ''],
+    ['125 bytes (the largest 7-bit length)', 'x'.repeat(125)],
+    ['126 bytes of 2-byte characters (a 16-bit length)', 'é'.repeat(63)],
+    ['65,535 bytes (the largest 16-bit length)', 'y'.repeat(65_535)],
+    ['65,536 bytes (a 64-bit length)', 'z'.repeat(65_536)],
+    ['characters of 1 to 4 bytes', 'a é € 😀'.repeat(10_000)],
+  ])('frames %s as one final, unmasked text frame whose length counts bytes', (_what, text) => {
+    const frame = new TextFrame(text);
+    const { length, payloadAt } = readHeader(frame.bytes);
+    expect(length).toBe(Buffer.byteLength(text));
+    expect(frame.bytes.length).toBe(payloadAt + length);
+    expect(frame.bytes.subarray(payloadAt).toString('utf8')).toBe(text);
+    expect(frame.payload.equals(Buffer.from(text))).toBe(true);
+    expect(frame.toString()).toBe(text);
+  });
+});
