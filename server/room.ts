@@ -101,6 +101,9 @@ const SHARED_ROOM_WINDOW_MS = 2000;
 /** At most this many batches are stored in one commit (a storage with commitBatches). */
 const MAX_GROUP_BATCHES = 64;
 
+/** The activity of a queue waiting for a group being stored (see storingAfter). */
+const STORING_GROUP = 'storing a group';
+
 /** Where a room's queue is (the admin API's stats). */
 export interface RoomQueueState {
   /** Tasks queued (pushes, presence changes, runs). */
@@ -159,6 +162,8 @@ export class Room {
   private epoch = 0;
   /** What the queue awaits now (admin stats). */
   private activity = 'idle';
+  /** With activity STORING_GROUP: how many batches ran after the group (its text is made only when asked: this is set on every push). */
+  private storingAfter = 0;
   /** Joins and leaves of this room's clients through this node. */
   readonly presence: PresenceTracker | undefined;
 
@@ -234,7 +239,7 @@ export class Room {
     return {
       waiting: this.queue.length,
       running: this.running,
-      activity: this.running ? this.activity : 'idle',
+      activity: !this.running ? 'idle' : this.activity === STORING_GROUP ? `storing a group (${this.storingAfter} run after it)` : this.activity,
       version: this.version,
       epoch: this.epoch,
       open: this.open,
@@ -354,7 +359,13 @@ export class Room {
           // Until the group is stored, or something arrives that can run meanwhile.
           this.storingGroup(this.ran.length);
           const current = this.storing;
-          const stored = this.queue.length > 0 || (await Promise.race([current.then(() => true), new Promise<false>((resolve) => (this.wake = () => resolve(false)))]));
+          const stored =
+            this.queue.length > 0 ||
+            (await new Promise<boolean>((resolve) => {
+              this.wake = () => resolve(false);
+              // (A failed store is met by storeNext's own wait.)
+              current.then(() => resolve(true), () => resolve(true));
+            }));
           this.wake = undefined;
           // (Its successor may be under way already: then look again.)
           if (stored && this.storing === current) await this.storeNext();
@@ -462,7 +473,8 @@ export class Room {
 
   /** The queue waits for the group being stored, with `after` batches run after it (admin stats). */
   private storingGroup(after: number): void {
-    this.activity = `storing a group (${after} run after it)`;
+    this.activity = STORING_GROUP;
+    this.storingAfter = after;
   }
 
   /** Whether a batch runs without the room's lock: its storage is not shared, or only this node wrote the room lately. */

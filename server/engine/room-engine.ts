@@ -281,7 +281,8 @@ export class RoomEngine {
       const impl = Object.hasOwn(this.options.mutators, m.name) ? this.options.mutators[m.name] : undefined;
       if (m.name === PRESENCE_MUTATION_NAME) setPresenceNatively(run.writer, m, auth);
       else if (impl === undefined) throw new UnknownMutatorError(m.name);
-      else await this.guard.run(place, m, async () => impl(tx, m.args));
+      // Promise.resolve hands an async mutator's own promise on (an async wrapper would cost turns on every mutation).
+      else await this.guard.run(place, m, () => Promise.resolve(impl(tx, m.args)));
       // Only this mutation wrote meanwhile (the room runs one thing at a time): the size moved by what it wrote.
       if (this.data.byteSize > sizeBefore && this.data.byteSize > this.options.maxRoomBytes) {
         throw new RoomSizeLimitError(this.roomID, this.data.byteSize, this.options.maxRoomBytes);

@@ -26,6 +26,18 @@ describe('StuckBoard', () => {
     board.settled(b);
   });
 
+  it('names a slot taken again right, for the same room or client as before or another', () => {
+    const board = new StuckBoard();
+    const first = board.started('room-1', mutation('client-1', 1));
+    board.settled(first);
+    const again = board.started('room-1', mutation('c2', 2));
+    expect(again).toBe(first);
+    expect(new StuckBoard(board.buffer).inFlight()).toEqual([{ roomID: 'room-1', clientID: 'c2', mutationID: 2, timedOut: false }]);
+    board.settled(again);
+    expect(board.started('r2', mutation('c2', 3))).toBe(first);
+    expect(new StuckBoard(board.buffer).inFlight()).toEqual([{ roomID: 'r2', clientID: 'c2', mutationID: 3, timedOut: false }]);
+  });
+
   it('counts mutations beyond its slots without naming them', () => {
     const board = new StuckBoard();
     const slots = Array.from({ length: BOARD_SLOTS + 3 }, (_, i) => board.started('r', mutation(`c${i}`, 1)));

@@ -44,8 +44,8 @@ export class StuckBoard {
   private readonly header: Int32Array;
   private readonly free: number[] = [];
   private readonly encoder = new TextEncoder();
-  /** Each slot's views, made once. */
-  private readonly slots: { readonly ints: Int32Array; readonly mutationID: Float64Array; readonly room: Uint8Array; readonly client: Uint8Array }[] = [];
+  /** Each slot's views, made once, and the ids its text holds (a slot mostly goes to the same room and client again: not encoded again). */
+  private readonly slots: { readonly ints: Int32Array; readonly mutationID: Float64Array; readonly room: Uint8Array; readonly client: Uint8Array; roomID?: string; clientID?: string }[] = [];
 
   constructor(buffer = new SharedArrayBuffer(SLOTS_OFFSET + BOARD_SLOTS * SLOT_BYTES)) {
     this.buffer = buffer;
@@ -67,9 +67,16 @@ export class StuckBoard {
   started(roomID: string, mutation: Mutation): number {
     const slot = this.free.pop() ?? -1;
     if (slot !== -1) {
-      const { ints, mutationID, room, client } = this.slots[slot]!;
-      Atomics.store(ints, ROOM_BYTES, this.encoder.encodeInto(roomID, room).written);
-      Atomics.store(ints, CLIENT_BYTES, this.encoder.encodeInto(mutation.clientID, client).written);
+      const s = this.slots[slot]!;
+      const { ints, mutationID } = s;
+      if (s.roomID !== roomID) {
+        Atomics.store(ints, ROOM_BYTES, this.encoder.encodeInto(roomID, s.room).written);
+        s.roomID = roomID;
+      }
+      if (s.clientID !== mutation.clientID) {
+        Atomics.store(ints, CLIENT_BYTES, this.encoder.encodeInto(mutation.clientID, s.client).written);
+        s.clientID = mutation.clientID;
+      }
       mutationID[0] = mutation.id;
       Atomics.store(ints, TIMED_OUT, 0);
       Atomics.store(ints, ORDER, Atomics.add(this.header, STARTS, 1));
