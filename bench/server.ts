@@ -25,6 +25,7 @@ import { buildConnectURL } from '../src/protocol';
 import { startPostgres, type PostgresServer } from '../server/test-support/postgres-server';
 import { CORES, cpuBound, cpuPerMutation, type LoadFigures, type WindowEdge } from './load-figures';
 import { processTree } from './cgroup-files';
+import { balancedOrders } from './balanced-orders';
 import { fixed, median, percentile, printTable } from './measure';
 import { parseNodeCpu, parseNodeCpuPeriodMs, runClusterRows, type ClusterLoad } from './server-cluster';
 
@@ -72,7 +73,8 @@ const BIG_FANOUT_RUNS = Number(process.env.BENCH_FANOUT_RUNS ?? '1');
 const ONLY_RTT_ROWS = process.env.BENCH_SERVER_ROWS === 'rtt';
 /**
  * BENCH_RTT_ROUNDS (default 1): the SQLite FULL rows (the default room processes, rooms in workers, in the main thread) are measured this many
- * times, alternating which goes first, on the same servers; their p50 and p99 are the medians over the rounds.
+ * times on the same servers, in orders that put each in each place and right after each other equally often (fully so over a
+ * multiple of 4 rounds with BENCH_RTT_BASELINE, of 6 without); their p50 and p99 are the medians over the rounds.
  */
 const RTT_ROUNDS = Math.max(1, Math.floor(Number(process.env.BENCH_RTT_ROUNDS ?? '1')) || 1);
 /**
@@ -865,12 +867,13 @@ async function serverBench(dataDir: string): Promise<void> {
     ].map((s) => ({ ...s, rounds: [] as number[][] }));
     // Unmeasured first: every server (each of its room processes, with rooms that hash to either) warmed up alike.
     for (const s of series) for (let i = 0; i < RTT_WARMUP_ROOMS; i++) await pushRoundTrips(s.server.url);
-    // Each round starts one server later in this list, so no row is always measured on a warmer (or busier) machine.
+    // Round by round, each server is measured in each place and right after each other one equally often (balancedOrders).
+    const orders = balancedOrders(series.length);
+    const firstOf: string[] = [];
     for (let round = 0; round < RTT_ROUNDS; round++) {
-      for (let k = 0; k < series.length; k++) {
-        const s = series[(round + k) % series.length]!;
-        s.rounds.push(await pushRoundTrips(s.server.url));
-      }
+      const order = orders[round % orders.length]!;
+      firstOf.push(series[order[0]!]!.name);
+      for (const i of order) series[i]!.rounds.push(await pushRoundTrips(series[i]!.server.url));
     }
     if (baseline !== undefined) await stop(baseline);
     await stop(inWorkers);
@@ -907,7 +910,7 @@ async function serverBench(dataDir: string): Promise<void> {
         'server: push → own poke p50 per round, SQLite FULL',
         ['round', ...series.map((s) => s.name), ...(base === undefined ? [] : series.slice(0, -1).map((s) => `${s.name} − baseline`))],
         defaults!.rounds.map((_, i) => [
-          `${i + 1} (${series[i % series.length]!.name} first)`,
+          `${i + 1} (${firstOf[i]} first)`,
           ...series.map((s) => ms(p50(s, i))),
           ...(base === undefined ? [] : series.slice(0, -1).map((s) => ms(p50(s, i) - p50(base, i)))),
         ]),

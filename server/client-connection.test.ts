@@ -13,8 +13,11 @@ afterEach(async () => {
   await Promise.all(servers.splice(0).map((s) => new Promise((resolve) => s.close(resolve))));
 });
 
-/** A real server and client on loopback (compressing both ways when `deflate`), and the server side's connection. */
-async function connected(deflate: boolean): Promise<{ conn: ClientConnection; received: string[]; client: WebSocket }> {
+/**
+ * A real server and client on loopback (compressing both ways when `deflate`), the server side's connection, and what was
+ * written to its socket other than through ws's sender.
+ */
+async function connected(deflate: boolean): Promise<{ conn: ClientConnection; received: string[]; client: WebSocket; writtenPastWs: unknown[] }> {
   const server = new WebSocketServer({ port: 0, host: '127.0.0.1', perMessageDeflate: deflate });
   servers.push(server);
   await new Promise((resolve) => server.once('listening', resolve));
@@ -25,7 +28,15 @@ async function connected(deflate: boolean): Promise<{ conn: ClientConnection; re
   await new Promise((resolve) => client.once('open', resolve));
   const [ws, req] = await serverSide;
   expect(ws.extensions !== '').toBe(deflate);
-  return { conn: new ClientConnection(ws, params, { userID: 'u1', claims: {} }, 1 << 24, silentLogger, '127.0.0.1', req.socket), received, client };
+  // ws's sender writes its frames as a header and a payload between cork() and uncork(): anything else came past it.
+  const writtenPastWs: unknown[] = [];
+  const socket = req.socket;
+  const write = socket.write.bind(socket) as (chunk: unknown) => boolean;
+  socket.write = ((chunk: unknown) => {
+    if (socket.writableCorked === 0) writtenPastWs.push(chunk);
+    return write(chunk);
+  }) as typeof socket.write;
+  return { conn: new ClientConnection(ws, params, { userID: 'u1', claims: {} }, 1 << 24, silentLogger, '127.0.0.1', socket), received, client, writtenPastWs };
 }
 
 /** Resolves once the client has `n` messages. */
@@ -43,26 +54,31 @@ function receivedAll(client: WebSocket, received: string[], n: number): Promise<
 
 describe('ClientConnection', () => {
   it('writes a framed message to the socket as it is, in order with what ws sends, any size', async () => {
-    const { conn, received, client } = await connected(false);
+    const { conn, received, client, writtenPastWs } = await connected(false);
     const big = 'b'.repeat(70_000);
+    const framed = [new TextFrame('["first framed"]'), new TextFrame(JSON.stringify([big]))];
     conn.send(['pong', {}]);
-    conn.sendText(new TextFrame('["first framed"]'));
+    conn.sendText(framed[0]!);
     conn.sendText('["text"]');
-    conn.sendText(new TextFrame(JSON.stringify([big])));
+    conn.sendText(framed[1]!);
     conn.send(['pong', {}]);
     await receivedAll(client, received, 5);
     expect(received).toEqual(['["pong",{}]', '["first framed"]', '["text"]', JSON.stringify([big]), '["pong",{}]']);
+    // The framed ones went to the socket as they were, each in one write.
+    expect(writtenPastWs).toEqual(framed.map((f) => f.bytes));
+    expect(writtenPastWs[0]).toBe(framed[0]!.bytes);
     client.close();
   });
 
   it('hands framed messages to ws when an extension changes what goes on the wire (compression), keeping their order', async () => {
-    const { conn, received, client } = await connected(true);
+    const { conn, received, client, writtenPastWs } = await connected(true);
     // Compressed off the thread: what is sent meanwhile waits in ws's queue, and must not pass it.
     const compressed = JSON.stringify(['c'.repeat(50_000)]);
     conn.sendText(compressed);
     conn.sendText(new TextFrame('["after it"]'));
     await receivedAll(client, received, 2);
     expect(received).toEqual([compressed, '["after it"]']);
+    expect(writtenPastWs).toEqual([]);
     client.close();
   });
 

@@ -14,15 +14,16 @@ function readHeader(bytes: Buffer): { length: number; payloadAt: number } {
 
 describe('TextFrame', () => {
   it.each([
-    ['empty', ''],
-    ['125 bytes (the largest 7-bit length)', 'x'.repeat(125)],
-    ['126 bytes of 2-byte characters (a 16-bit length)', 'é'.repeat(63)],
-    ['65,535 bytes (the largest 16-bit length)', 'y'.repeat(65_535)],
-    ['65,536 bytes (a 64-bit length)', 'z'.repeat(65_536)],
-    ['characters of 1 to 4 bytes', 'a é € 😀'.repeat(10_000)],
-  ])('frames %s as one final, unmasked text frame whose length counts bytes', (_what, text) => {
+    ['empty', '', 2],
+    ['125 bytes (the largest 7-bit length)', 'x'.repeat(125), 2],
+    ['126 bytes of 2-byte characters (a 16-bit length)', 'é'.repeat(63), 4],
+    ['65,535 bytes (the largest 16-bit length)', 'y'.repeat(65_535), 4],
+    ['65,536 bytes (a 64-bit length)', 'z'.repeat(65_536), 10],
+    ['characters of 1 to 4 bytes', 'a é € 😀'.repeat(10_000), 10],
+  ])('frames %s as one final, unmasked text frame whose shortest length field counts bytes', (_what, text, headerBytes) => {
     const frame = new TextFrame(text);
     const { length, payloadAt } = readHeader(frame.bytes);
+    expect(payloadAt).toBe(headerBytes);
     expect(length).toBe(Buffer.byteLength(text));
     expect(frame.bytes.length).toBe(payloadAt + length);
     expect(frame.bytes.subarray(payloadAt).toString('utf8')).toBe(text);

@@ -121,3 +121,33 @@ describe('RoomEngine size limit', () => {
     expect(e.stats().bytes).toBeLessThan(before);
   });
 });
+
+describe('RoomEngine and its guard', () => {
+  it("hands the guard a call that settles, never throws, whether the mutator returns a value, a promise, or throws before returning one", async () => {
+    const settled: string[] = [];
+    // A guard that only chains on the call's promise: a call that threw instead would never be seen to settle.
+    const watching: MutationGuard = {
+      run: (_place, mutation, call) => call().finally(() => settled.push(mutation.name)),
+    };
+    const mutators = {
+      ...conformanceMutators,
+      plain: (tx: WriteTransaction) => void tx.put('plain', 1),
+      throwsAtOnce: (): void => {
+        throw new TypeError('refused at once');
+      },
+      rejects: async (): Promise<void> => {
+        throw new TypeError('refused later');
+      },
+    };
+    const e = new RoomEngine('r', stored, [], { mutators, maxMutationsPerPush: 100, maxTombstones: 100, maxRoomBytes: 1e6, newClientsPerUser: 1000 }, watching, new RoomPacer(pace));
+    e.connect({ clientID: 'c', clientGroupID: 'g', userID: 'u', baseCookie: null, lmid: 0 });
+    const mutations = ['plain', 'throwsAtOnce', 'rejects'].map((name, i) => ({ id: i + 1, clientID: 'c', name, args: null, timestamp: 0 }));
+    const result = await e.batch({ pushes: [{ conn: 0, auth, push: { timestamp: 0, clientGroupID: 'g', mutations, pushVersion: 1, schemaVersion: '1', requestID: 'r' } }], timedOut: [] });
+    expect(settled).toEqual(['plain', 'throwsAtOnce', 'rejects']);
+    expect(result.failed.map((f) => [f.name, f.error.message])).toEqual([
+      ['throwsAtOnce', 'refused at once'],
+      ['rejects', 'refused later'],
+    ]);
+    expect(result.changesByGroup).toEqual({ g: { c: 3 } });
+  });
+});

@@ -281,8 +281,7 @@ export class RoomEngine {
       const impl = Object.hasOwn(this.options.mutators, m.name) ? this.options.mutators[m.name] : undefined;
       if (m.name === PRESENCE_MUTATION_NAME) setPresenceNatively(run.writer, m, auth);
       else if (impl === undefined) throw new UnknownMutatorError(m.name);
-      // Promise.resolve hands an async mutator's own promise on (an async wrapper would cost turns on every mutation).
-      else await this.guard.run(place, m, () => Promise.resolve(impl(tx, m.args)));
+      else await this.guard.run(place, m, () => callMutator(impl, tx, m.args));
       // Only this mutation wrote meanwhile (the room runs one thing at a time): the size moved by what it wrote.
       if (this.data.byteSize > sizeBefore && this.data.byteSize > this.options.maxRoomBytes) {
         throw new RoomSizeLimitError(this.roomID, this.data.byteSize, this.options.maxRoomBytes);
@@ -311,6 +310,19 @@ class BatchRun {
   fail(m: Mutation, auth: AuthData, error: FailedMutation['error']): void {
     this.failedCount++;
     if (this.failed.length < MAX_FAILED_REPORTED) this.failed.push({ clientID: m.clientID, mutationID: m.id, name: m.name, userID: auth.userID, error });
+  }
+}
+
+/**
+ * The mutator's outcome as a promise: an async mutator's own (an async
+ * wrapper would cost turns of the event loop on every mutation), and a
+ * rejection when it throws before returning one.
+ */
+function callMutator(impl: MutatorDefs[string], tx: ServerTransaction, args: Mutation['args']): Promise<unknown> {
+  try {
+    return Promise.resolve(impl(tx, args));
+  } catch (error) {
+    return Promise.reject(error);
   }
 }
 

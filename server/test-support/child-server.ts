@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, readlinkSync, realpathSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 
@@ -39,17 +39,17 @@ export function isRunning(pid: number): boolean {
 }
 
 /**
- * Node processes whose parent is `pid` (a server's room processes), from
- * /proc. Others are left out: tsx starts an esbuild service under a server
- * that compiles a changed source.
+ * Processes of this Node binary whose parent is `pid` (a server's room
+ * processes), from /proc. Others are left out: tsx starts an esbuild service
+ * under a server that compiles a changed source.
  */
 export function childProcessIDs(pid: number): number[] {
   const children: number[] = [];
+  const node = realpathSync(process.execPath);
   for (const entry of readdirSync('/proc')) {
     if (!/^[0-9]+$/.test(entry)) continue;
     try {
-      const [command, rest] = readFileSync(`/proc/${entry}/stat`, 'utf8').split(') ');
-      if (Number(rest!.split(' ')[1]) === pid && command!.endsWith('(node')) children.push(Number(entry));
+      if (Number(readFileSync(`/proc/${entry}/stat`, 'utf8').split(') ')[1]!.split(' ')[1]) === pid && readlinkSync(`/proc/${entry}/exe`) === node) children.push(Number(entry));
     } catch {
       // ended meanwhile
     }
