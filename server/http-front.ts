@@ -7,6 +7,7 @@ import type { ListeningInfo } from './index';
 import type { Logger } from './logger';
 import { parseRequestURL } from './request-url';
 import { serveStatic } from './static-files';
+import { refuseUpgrade } from './upgrade-refusal';
 
 const SYNC_PATH = '/api/sync/';
 
@@ -40,7 +41,7 @@ export function frontHandler(
 export function syncUpgradeURL(req: IncomingMessage, socket: Duplex): URL | undefined {
   const url = parseRequestURL(req.url);
   if (url !== undefined && url.pathname.startsWith(SYNC_PATH)) return url;
-  socket.end('HTTP/1.1 404 Not Found\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
+  refuseUpgrade(socket, 404);
   return undefined;
 }
 

@@ -12,6 +12,7 @@ import { ClientError } from './errors';
 import { LogBudget } from './log-budget';
 import { originAllowed } from './origin-policy';
 import { parseRequestURL } from './request-url';
+import { refuseUpgrade } from './upgrade-refusal';
 import { MAX_ID_BYTES, storedTextProblem } from './stored-text';
 import type { Room } from './room';
 
@@ -65,16 +66,16 @@ export function createUpgradeHandler(ctx: ServerContext, wss: WebSocketServer) {
   const refusals = new LogBudget(ctx.logger, ctx.clock, 'info', 'refused connects not logged one by one');
   return async (req: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> => {
     socket.on('error', () => socket.destroy());
-    if (ctx.shuttingDown) return refuse(socket, 503, 'Service Unavailable');
+    if (ctx.shuttingDown) return refuseUpgrade(socket, 503);
     const origin = req.headers.origin;
     if (!originAllowed(origin, req.headers.host, ctx.originPolicy)) {
       ctx.counters.rejectedConnects++;
       refusals.log('connect refused: origin not allowed (list it with --allowed-origins)', { origin: cut(origin), host: cut(req.headers.host) });
-      return refuse(socket, 403, 'Forbidden');
+      return refuseUpgrade(socket, 403);
     }
     if (offeredSubprotocol(req) === undefined && !ctx.allowAnonymous) {
       ctx.counters.rejectedConnects++;
-      return refuse(socket, 401, 'Unauthorized');
+      return refuseUpgrade(socket, 401);
     }
     const address = clientAddress(req, ctx.trustedProxies);
     // Counted by its peer as it connected (the server's own HTTP server), else here: by the address a proxy forwards, or an embedder's socket.
@@ -83,7 +84,7 @@ export function createUpgradeHandler(ctx: ServerContext, wss: WebSocketServer) {
       if (release === undefined) {
         ctx.counters.rejectedConnects++;
         refusals.log('connect refused: too many sockets from one address', { address: cut(address), max: ctx.addressConnections.max });
-        return refuse(socket, 429, 'Too Many Requests');
+        return refuseUpgrade(socket, 429);
       }
       // An embedder may hand over a socket that closed meanwhile: its place is given back at once.
       if (socket.destroyed) release();
@@ -95,10 +96,6 @@ export function createUpgradeHandler(ctx: ServerContext, wss: WebSocketServer) {
 
 function cut(text: string | undefined): string | undefined {
   return text === undefined || text.length <= LOGGED_FIELD_CHARS ? text : `${text.slice(0, LOGGED_FIELD_CHARS)}…`;
-}
-
-function refuse(socket: Duplex, status: number, text: string): void {
-  socket.end(`HTTP/1.1 ${status} ${text}\r\nConnection: close\r\nContent-Length: 0\r\n\r\n`);
 }
 
 /** Who the token says the client is; null refuses. A missing, empty or undecodable token is anonymous when allowed. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { TextFrame } from './ws-frame';
+import { frameHeaderBytes, TextFrame, writeTextFrameHeader } from './ws-frame';
 
 /** The payload length a frame's header gives, and where its payload starts. */
 function readHeader(bytes: Buffer): { length: number; payloadAt: number } {
@@ -29,5 +29,17 @@ describe('TextFrame', () => {
     expect(frame.bytes.subarray(payloadAt).toString('utf8')).toBe(text);
     expect(frame.payload.equals(Buffer.from(text))).toBe(true);
     expect(frame.toString()).toBe(text);
+  });
+});
+
+describe('writeTextFrameHeader', () => {
+  it.each([
+    [5, [0x81, 0x85]],
+    [200, [0x81, 0x80 | 126, 0x00, 0xc8]],
+    [70_000, [0x81, 0x80 | 127, 0, 0, 0, 0, 0x00, 0x01, 0x11, 0x70]],
+  ])('sets the mask bit of a client frame of %i bytes beside the shortest length field', (length, header) => {
+    const target = Buffer.alloc(frameHeaderBytes(length));
+    writeTextFrameHeader(target, length, true);
+    expect([...target]).toEqual(header);
   });
 });

@@ -12,6 +12,7 @@ import { createFrontServer, frontHandler, listenOn, syncUpgradeURL } from '../ht
 import type { ListeningInfo } from '../index';
 import { DEFAULT_MAX_CONNECTIONS_PER_ADDRESS } from '../limits';
 import type { Logger } from '../logger';
+import { refuseUpgrade } from '../upgrade-refusal';
 import { mergeStats, sumInvalidated } from './admin-merge';
 import type { RoomProcessPool } from './room-process-pool';
 
@@ -47,7 +48,7 @@ export function createAcceptor(options: AcceptorOptions): Acceptor {
     const release = proxied ? sockets.hold(clientAddress(req, trustedProxies)) : sockets.handOver(socket);
     if (release === undefined) {
       acceptorCounters.rejectedConnects++;
-      socket.end('HTTP/1.1 429 Too Many Requests\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
+      refuseUpgrade(socket, 429);
       return;
     }
     // The room's process checks everything else (origin, token, ids) as a single-process server does.

@@ -12,6 +12,7 @@ import { createInterface } from 'node:readline';
 import type { AdminReply } from '../admin-api';
 import type { Logger } from '../logger';
 import type { RoomWindows } from '../room-quota';
+import { refuseUpgrade } from '../upgrade-refusal';
 import { ROOM_PROCESS_ENV, STUCK_REPORT_FD, type FromRoomProcess, type ToRoomProcess } from './process-protocol';
 import { stopReading } from './stop-reading';
 import { blamed, StuckList, type InFlightMutation } from './stuck-board';
@@ -381,7 +382,7 @@ function notServing(index: number): AdminReply {
 /** Answers 503 and closes the socket once that is written (one this process stopped reading would never see its client's close). */
 function refuse(socket: Socket, release: () => void): void {
   release();
-  if (!socket.destroyed) socket.end('HTTP/1.1 503 Service Unavailable\r\nConnection: close\r\nContent-Length: 0\r\n\r\n', () => socket.destroy());
+  if (!socket.destroyed) refuseUpgrade(socket, 503, () => socket.destroy());
 }
 
 function stopWatching(waiting: Waiting): void {

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { connect, type Socket } from 'node:net';
 import { buildConnectURL, encodeAuthSubprotocol, type ConnectParams } from '../../src/protocol';
+import { frameHeaderBytes, writeTextFrameHeader } from '../ws-frame';
 
 /**
  * A connect request written by hand on a plain TCP socket, for what a
@@ -45,9 +46,9 @@ export class RawUpgrade {
   /** Sends one text frame, masked as a client must. */
   sendText(text: string): void {
     const payload = Buffer.from(text);
-    if (payload.length > 0xffff) throw new Error('RawUpgrade sends frames under 64 KiB');
     const mask = randomBytes(4);
-    const header = payload.length < 126 ? Buffer.from([0x81, 0x80 | payload.length]) : Buffer.from([0x81, 0x80 | 126, payload.length >> 8, payload.length & 0xff]);
+    const header = Buffer.alloc(frameHeaderBytes(payload.length));
+    writeTextFrameHeader(header, payload.length, true);
     this.socket.write(Buffer.concat([header, mask, payload.map((byte, i) => byte ^ mask[i % 4]!)]));
   }
 
